@@ -1,0 +1,162 @@
+import type { AggFn, Expr, Literal, ScalarFn } from "../expr/ast.js";
+import { literalExpr } from "../expr/literal.js";
+import { parseDuration } from "../config/duration.js";
+import type { Fixed, LitType, Ref, TExpr } from "../types/expr-types.js";
+import { Column, type ExprOf, type NameOf, type Operand, type RefsOf, toExpr } from "./column.js";
+
+/**
+ * Spark's `functions`: column references, literals, aggregates, scalar and time functions.
+ * Names and argument orders follow `org.apache.spark.sql.functions`.
+ */
+
+type AnyColumn = Column<any, any, any>;
+type E<C> = C extends Column<infer X, any, any> ? X : never;
+type R<C> = C extends Column<any, infer X, any> ? X : never;
+type N<C> = C extends Column<any, any, infer X> ? X : never;
+
+/** A reference to an input column by name; `"window.start"` reads a window's start. */
+export function col<const Name extends string>(name: Name): Column<Ref<Name>, RootName<Name>, LeafName<Name>> {
+  return new Column({ kind: "col", name });
+}
+
+type RootName<Name extends string> = Name extends `${infer W}.${"start" | "end"}` ? W : Name;
+type LeafName<Name extends string> = Name extends `${string}.${infer L extends "start" | "end"}` ? L : Name;
+
+/** A constant column. Integers are int32, other numbers float64, dates timestamps. */
+export function lit<const V extends Literal | Date>(
+  value: V,
+): Column<Fixed<LitType<V>, V extends null ? true : false>, never, NameOf<V>> {
+  return new Column(literalExpr(value));
+}
+
+function agg(fn: AggFn, c: AnyColumn | null): any {
+  return new Column({ kind: "agg", fn, child: c ? c.expr : null });
+}
+
+/** `count(col)` counts non-null values; `count()` or `count("*")` counts rows (named `count(1)`). */
+export function count(): Column<Fixed<"int64">, never, "count(1)">;
+export function count(star: "*"): Column<Fixed<"int64">, never, "count(1)">;
+export function count<C extends AnyColumn>(c: C): Column<Fixed<"int64">, R<C>, `count(${N<C>})`>;
+export function count(c?: AnyColumn | "*"): AnyColumn {
+  return agg("count", c === undefined || c === "*" ? null : c);
+}
+export function sum<C extends AnyColumn>(c: C): Column<{ k: "sum"; a: E<C> }, R<C>, `sum(${N<C>})`> {
+  return agg("sum", c);
+}
+export function avg<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "float64"; nullable: true }, R<C>, `avg(${N<C>})`> {
+  return agg("avg", c);
+}
+export function min<C extends AnyColumn>(c: C): Column<{ k: "same"; a: E<C>; nullable: true }, R<C>, `min(${N<C>})`> {
+  return agg("min", c);
+}
+export function max<C extends AnyColumn>(c: C): Column<{ k: "same"; a: E<C>; nullable: true }, R<C>, `max(${N<C>})`> {
+  return agg("max", c);
+}
+/** The first value seen in the group, in arrival order within and across batches. */
+export function first<C extends AnyColumn>(c: C): Column<{ k: "same"; a: E<C>; nullable: true }, R<C>, `first(${N<C>})`> {
+  return agg("first", c);
+}
+/** The last value seen in the group, in arrival order. */
+export function last<C extends AnyColumn>(c: C): Column<{ k: "same"; a: E<C>; nullable: true }, R<C>, `last(${N<C>})`> {
+  return agg("last", c);
+}
+
+function call(fn: ScalarFn, ...args: Expr[]): any {
+  return new Column({ kind: "call", fn, args });
+}
+
+type Str<C extends AnyColumn, F extends string> = Column<{ k: "map"; a: E<C>; to: "string"; nullable: "inherit" }, R<C>, `${F}(${N<C>})`>;
+
+export function lower<C extends AnyColumn>(c: C): Str<C, "lower"> {
+  return call("lower", c.expr);
+}
+export function upper<C extends AnyColumn>(c: C): Str<C, "upper"> {
+  return call("upper", c.expr);
+}
+/** Length in characters (UTF-16 code units are never split: counts code points, as Spark). */
+export function length<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int32"; nullable: "inherit" }, R<C>, `length(${N<C>})`> {
+  return call("length", c.expr);
+}
+/** Concatenates strings; null if any input is null, as Spark's `concat`. Name it with `alias`. */
+export function concat<Cs extends Operand[]>(
+  ...cols: Cs
+): Column<{ k: "map"; a: { k: "bool"; args: { [I in keyof Cs]: ExprOf<Cs[I]> } }; to: "string"; nullable: "inherit" }, RefsOf<Cs[number]>, string> {
+  return call("concat", ...cols.map(toExpr));
+}
+/** Substring starting at 1-based `pos`, `len` characters long, as Spark's `substring`. */
+export function substring<C extends AnyColumn>(c: C, pos: number, len: number): Column<{ k: "map"; a: E<C>; to: "string"; nullable: "inherit" }, R<C>, string> {
+  return call("substring", c.expr, literalExpr(pos), literalExpr(len));
+}
+
+/**
+ * Parses a string (ISO-8601 by default) or epoch seconds into a timestamp. Unparsable values become
+ * null, as Spark does outside ANSI mode.
+ */
+export function to_timestamp<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "timestamp"; nullable: true }, R<C>, `to_timestamp(${N<C>})`> {
+  return call("to_timestamp", c.expr);
+}
+
+export type TruncUnit = "year" | "month" | "week" | "day" | "hour" | "minute" | "second";
+/** Truncates a timestamp to the unit (UTC), as Spark's `date_trunc(format, ts)`. */
+export function date_trunc<C extends AnyColumn>(unit: TruncUnit, c: C): Column<{ k: "map"; a: E<C>; to: "timestamp"; nullable: "inherit" }, R<C>, string> {
+  return call("date_trunc", literalExpr(unit), c.expr);
+}
+/** Hour of day (UTC) of a timestamp. */
+export function hour<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int32"; nullable: "inherit" }, R<C>, `hour(${N<C>})`> {
+  return call("hour", c.expr);
+}
+
+/** Logical negation. */
+export function not<C extends AnyColumn>(c: C): Column<{ k: "bool"; args: [E<C>] }, R<C>, `(NOT ${N<C>})`> {
+  return new Column({ kind: "not", child: c.expr }) as any;
+}
+
+/** Arithmetic negation. */
+export function negate<C extends AnyColumn>(c: C): Column<{ k: "same"; a: E<C>; nullable: "inherit" }, R<C>, `(- ${N<C>})`> {
+  return call("negate", c.expr);
+}
+
+/**
+ * Event-time window, as Spark's `window(timeColumn, windowDuration, slideDuration?, startTime?)`.
+ * Durations are strings such as `"10 minutes"` or milliseconds. A row falls into every window
+ * `[start, end)` that contains its time.
+ */
+export function window<C extends AnyColumn>(
+  timeColumn: C,
+  windowDuration: string | number,
+  slideDuration?: string | number,
+  startTime?: string | number,
+): Column<Fixed<"window">, R<C>, "window"> {
+  const sizeMs = parseDuration(windowDuration, "windowDuration");
+  const slideMs = slideDuration === undefined ? sizeMs : parseDuration(slideDuration, "slideDuration");
+  const startMs = startTime === undefined ? 0 : parseDuration(startTime, "startTime");
+  if (slideMs > sizeMs) {
+    throw new RangeError(`window(): slideDuration (${slideMs} ms) must be less than or equal to windowDuration (${sizeMs} ms)`);
+  }
+  if (Math.abs(startMs) >= slideMs) {
+    throw new RangeError(`window(): startTime (${startMs} ms) must be less than slideDuration (${slideMs} ms)`);
+  }
+  return new Column({ kind: "window", time: timeColumn.expr, sizeMs, slideMs, startMs });
+}
+
+/** Session window: rows of a key closer than `gapDuration` belong to one session. */
+export function session_window<C extends AnyColumn>(timeColumn: C, gapDuration: string | number): Column<Fixed<"window">, R<C>, "session_window"> {
+  return new Column({ kind: "sessionWindow", time: timeColumn.expr, gapMs: parseDuration(gapDuration, "gapDuration") });
+}
+
+/** `when(cond, value).when(...).otherwise(value)`, as Spark's CASE WHEN. */
+export function when<Cd extends AnyColumn, V extends Operand>(condition: Cd, value: V): CaseBuilder<[ExprOf<V>], R<Cd> | RefsOf<V>> {
+  return new CaseBuilder([{ when: condition.expr, then: toExpr(value) }]);
+}
+
+export class CaseBuilder<Vs extends TExpr[], Rs extends string> extends Column<{ k: "case"; values: Vs }, Rs, string> {
+  constructor(private readonly branches: readonly { when: Expr; then: Expr }[], otherwise: Expr | null = null) {
+    super({ kind: "case", branches, otherwise });
+  }
+  when<Cd extends AnyColumn, V extends Operand>(condition: Cd, value: V): CaseBuilder<[...Vs, ExprOf<V>], Rs | R<Cd> | RefsOf<V>> {
+    return new CaseBuilder([...this.branches, { when: condition.expr, then: toExpr(value) }]);
+  }
+  otherwise<V extends Operand>(value: V): Column<{ k: "case"; values: [...Vs, ExprOf<V>] }, Rs | RefsOf<V>, string> {
+    return new Column({ kind: "case", branches: this.branches, otherwise: toExpr(value) });
+  }
+}

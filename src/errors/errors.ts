@@ -1,0 +1,57 @@
+/**
+ * Every error Sluice raises to its users is one of these classes, so callers can branch on the
+ * class and tests can match on it. Messages say what went wrong and what to do about it.
+ */
+export class SluiceError extends Error {
+  override name = "SluiceError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A query that cannot run as written: unknown column, wrong type, unsupported operation or mode. */
+export class AnalysisError extends SluiceError {
+  override name = "AnalysisError";
+}
+
+/** An option or configuration value that failed validation. */
+export class OptionError extends SluiceError {
+  override name = "OptionError";
+}
+
+/** A record that could not be decoded under `mode: "FAILFAST"`. */
+export class MalformedRecordError extends SluiceError {
+  override name = "MalformedRecordError";
+  constructor(
+    message: string,
+    readonly file: string | undefined,
+    readonly line: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** A checkpoint that does not belong to this query, is corrupt, or has a gap. */
+export class CheckpointError extends SluiceError {
+  override name = "CheckpointError";
+}
+
+/** Why a streaming query stopped with an error; `cause` holds the original error. */
+export class StreamingQueryException extends SluiceError {
+  override name = "StreamingQueryException";
+  constructor(
+    message: string,
+    readonly queryId: string,
+    readonly runId: string,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/** Messages used in more than one place live here, so they stay the same everywhere. */
+export const messages = {
+  unresolvedColumn: (name: string, available: readonly string[]) =>
+    `cannot resolve column "${name}": the input has ${available.length ? available.map((a) => `"${a}"`).join(", ") : "no columns"}`,
+  typeMismatch: (what: string, expected: string, got: string) => `${what} needs ${expected}, but got ${got}`,
+};

@@ -1,0 +1,114 @@
+import type { DType } from "../types/dtype.js";
+
+/**
+ * The expression tree. Expressions are plain, serializable data (never closures) so that a plan
+ * fragment can travel to a worker and a checkpoint can record what it ran.
+ */
+export type Literal = string | number | boolean | null;
+
+export type ArithOp = "+" | "-" | "*" | "/" | "%";
+export type CmpOp = "=" | "!=" | "<" | "<=" | ">" | ">=";
+export type LogicOp = "and" | "or";
+
+/** Scalar functions with a fixed argument list. */
+export type ScalarFn =
+  | "lower"
+  | "upper"
+  | "length"
+  | "concat"
+  | "substring"
+  | "to_timestamp"
+  | "date_trunc"
+  | "hour"
+  | "negate";
+
+export type AggFn = "count" | "sum" | "avg" | "min" | "max" | "first" | "last";
+
+export type Expr =
+  | { readonly kind: "col"; readonly name: string }
+  | { readonly kind: "lit"; readonly value: Literal; readonly type: DType }
+  | { readonly kind: "arith"; readonly op: ArithOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: "cmp"; readonly op: CmpOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: "logic"; readonly op: LogicOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: "not"; readonly child: Expr }
+  | { readonly kind: "isNull"; readonly child: Expr; readonly negated: boolean }
+  | { readonly kind: "in"; readonly child: Expr; readonly values: readonly Literal[] }
+  | {
+      readonly kind: "case";
+      readonly branches: readonly { readonly when: Expr; readonly then: Expr }[];
+      readonly otherwise: Expr | null;
+    }
+  | { readonly kind: "cast"; readonly child: Expr; readonly to: DType }
+  /**
+   * Scalar function call. `args` are expressions; constant parameters (a substring position, a
+   * date_trunc unit, a timestamp format) are literal expressions too, so the tree stays uniform.
+   */
+  | { readonly kind: "call"; readonly fn: ScalarFn; readonly args: readonly Expr[] }
+  /** Tumbling (slideMs === sizeMs) or sliding event-time window, as Spark's `window()`. */
+  | {
+      readonly kind: "window";
+      readonly time: Expr;
+      readonly sizeMs: number;
+      readonly slideMs: number;
+      readonly startMs: number;
+    }
+  /** Session window, as Spark's `session_window()`: a gap of inactivity closes a session. */
+  | { readonly kind: "sessionWindow"; readonly time: Expr; readonly gapMs: number }
+  | { readonly kind: "alias"; readonly child: Expr; readonly name: string }
+  /** An aggregate; `child` is null for `count(*)`. */
+  | { readonly kind: "agg"; readonly fn: AggFn; readonly child: Expr | null };
+
+export type ExprKind = Expr["kind"];
+export type ExprOf<K extends ExprKind> = Extract<Expr, { kind: K }>;
+
+/** Fails to compile when a switch over expression kinds misses one. */
+export function assertNever(x: never, what = "value"): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(x)}`);
+}
+
+/** The direct sub-expressions of an expression, in evaluation order. */
+export function children(e: Expr): readonly Expr[] {
+  switch (e.kind) {
+    case "col":
+    case "lit":
+      return [];
+    case "arith":
+    case "cmp":
+    case "logic":
+      return [e.left, e.right];
+    case "not":
+    case "isNull":
+    case "in":
+    case "cast":
+    case "alias":
+      return [e.child];
+    case "case":
+      return [...e.branches.flatMap((b) => [b.when, b.then]), ...(e.otherwise ? [e.otherwise] : [])];
+    case "call":
+      return e.args;
+    case "window":
+    case "sessionWindow":
+      return [e.time];
+    case "agg":
+      return e.child ? [e.child] : [];
+    default:
+      return assertNever(e, "expression");
+  }
+}
+
+/** Every column name an expression reads. */
+export function referencedColumns(e: Expr, into: Set<string> = new Set()): Set<string> {
+  if (e.kind === "col") into.add(e.name);
+  for (const c of children(e)) referencedColumns(c, into);
+  return into;
+}
+
+/** True when the tree holds a node of the given kind. */
+export function containsKind(e: Expr, kind: ExprKind): boolean {
+  return e.kind === kind || children(e).some((c) => containsKind(c, kind));
+}
+
+/** Strips a top-level alias. */
+export function unalias(e: Expr): Expr {
+  return e.kind === "alias" ? unalias(e.child) : e;
+}

@@ -1,0 +1,215 @@
+import { AnalysisError, messages } from "../errors/errors.js";
+import { type ColType, type DType, type Field, type Fields, isNumeric } from "../types/dtype.js";
+import { assertNever, type Expr } from "./ast.js";
+
+/** Looks a column up by name, including `window.start` / `window.end` on window columns. */
+export function lookupColumn(name: string, fields: Fields): ColType {
+  const direct = fields.find((f) => f.name === name);
+  if (direct) return direct;
+  const dot = name.lastIndexOf(".");
+  if (dot > 0) {
+    const parent = fields.find((f) => f.name === name.slice(0, dot));
+    const member = name.slice(dot + 1);
+    if (parent?.type === "window" && (member === "start" || member === "end")) {
+      return { type: "timestamp", nullable: parent.nullable };
+    }
+  }
+  throw new AnalysisError(messages.unresolvedColumn(name, fields.map((f) => f.name)));
+}
+
+function promote(a: DType, b: DType): DType {
+  if (a === "float64" || b === "float64") return "float64";
+  if (a === "int64" || b === "int64") return "int64";
+  return a;
+}
+
+function need(ok: boolean, what: string, expected: string, got: DType): void {
+  if (!ok) throw new AnalysisError(messages.typeMismatch(what, expected, got));
+}
+
+/** The result type of an expression over `fields`; throws `AnalysisError` on a bad tree. */
+export function resolveType(e: Expr, fields: Fields): ColType {
+  switch (e.kind) {
+    case "col":
+      return lookupColumn(e.name, fields);
+    case "lit":
+      return { type: e.type, nullable: e.value === null };
+    case "alias":
+      return resolveType(e.child, fields);
+    case "arith": {
+      const l = resolveType(e.left, fields);
+      const r = resolveType(e.right, fields);
+      const what = `arithmetic "${e.op}"`;
+      need(isNumeric(l.type), what, "numbers", l.type);
+      need(isNumeric(r.type), what, "numbers", r.type);
+      if (e.op === "/") return { type: "float64", nullable: true };
+      return { type: promote(l.type, r.type), nullable: l.nullable || r.nullable || e.op === "%" };
+    }
+    case "cmp": {
+      const l = resolveType(e.left, fields);
+      const r = resolveType(e.right, fields);
+      const comparable = (isNumeric(l.type) && isNumeric(r.type)) || l.type === r.type;
+      if (!comparable) {
+        throw new AnalysisError(`cannot compare ${l.type} with ${r.type} in "${e.op}"; cast one side first`);
+      }
+      need(l.type !== "window", `comparison "${e.op}"`, "scalar values", l.type);
+      return { type: "boolean", nullable: l.nullable || r.nullable };
+    }
+    case "logic": {
+      const l = resolveType(e.left, fields);
+      const r = resolveType(e.right, fields);
+      need(l.type === "boolean", `"${e.op}"`, "booleans", l.type);
+      need(r.type === "boolean", `"${e.op}"`, "booleans", r.type);
+      return { type: "boolean", nullable: l.nullable || r.nullable };
+    }
+    case "not": {
+      const c = resolveType(e.child, fields);
+      need(c.type === "boolean", "not", "a boolean", c.type);
+      return c;
+    }
+    case "isNull":
+      resolveType(e.child, fields);
+      return { type: "boolean", nullable: false };
+    case "in": {
+      const c = resolveType(e.child, fields);
+      return { type: "boolean", nullable: c.nullable };
+    }
+    case "case": {
+      let type: DType | null = null;
+      for (const b of e.branches) {
+        const w = resolveType(b.when, fields);
+        need(w.type === "boolean", "when()", "a boolean condition", w.type);
+        const t = resolveType(b.then, fields).type;
+        type = type === null ? t : commonType(type, t);
+      }
+      if (e.otherwise) type = commonType(type!, resolveType(e.otherwise, fields).type);
+      return { type: type!, nullable: true };
+    }
+    case "cast": {
+      const c = resolveType(e.child, fields);
+      if (e.to === "window" || c.type === "window") {
+        throw new AnalysisError(`cannot cast ${c.type} to ${e.to}`);
+      }
+      return { type: e.to, nullable: true };
+    }
+    case "call":
+      return resolveCall(e, fields);
+    case "window":
+    case "sessionWindow": {
+      const t = resolveType(e.time, fields);
+      need(t.type === "timestamp", e.kind === "window" ? "window()" : "session_window()", "a timestamp column", t.type);
+      return { type: "window", nullable: false };
+    }
+    case "agg": {
+      if (e.fn === "count") {
+        if (e.child) resolveType(e.child, fields);
+        return { type: "int64", nullable: false };
+      }
+      const c = resolveType(e.child!, fields);
+      switch (e.fn) {
+        case "sum":
+          need(isNumeric(c.type), "sum()", "a numeric column", c.type);
+          return { type: c.type === "float64" ? "float64" : "int64", nullable: true };
+        case "avg":
+          need(isNumeric(c.type), "avg()", "a numeric column", c.type);
+          return { type: "float64", nullable: true };
+        case "min":
+        case "max":
+        case "first":
+        case "last":
+          need(c.type !== "window", `${e.fn}()`, "a scalar column", c.type);
+          return { type: c.type, nullable: true };
+        default:
+          return assertNever(e.fn, "aggregate");
+      }
+    }
+    default:
+      return assertNever(e, "expression");
+  }
+}
+
+function commonType(a: DType, b: DType): DType {
+  if (a === b) return a;
+  if (isNumeric(a) && isNumeric(b)) return promote(a, b);
+  throw new AnalysisError(`when()/otherwise() branches have different types: ${a} and ${b}`);
+}
+
+function resolveCall(e: Extract<Expr, { kind: "call" }>, fields: Fields): ColType {
+  const args = e.args.map((a) => resolveType(a, fields));
+  const nullable = args.some((a) => a.nullable);
+  const first = args[0]!;
+  switch (e.fn) {
+    case "lower":
+    case "upper":
+      need(first.type === "string", `${e.fn}()`, "a string", first.type);
+      return { type: "string", nullable };
+    case "length":
+      need(first.type === "string", "length()", "a string", first.type);
+      return { type: "int32", nullable };
+    case "concat":
+      return { type: "string", nullable };
+    case "substring":
+      need(first.type === "string", "substring()", "a string", first.type);
+      return { type: "string", nullable };
+    case "to_timestamp":
+      need(first.type === "string" || isNumeric(first.type) || first.type === "timestamp", "to_timestamp()", "a string or number", first.type);
+      return { type: "timestamp", nullable: true };
+    case "date_trunc":
+      need(args[1]!.type === "timestamp", "date_trunc()", "a timestamp", args[1]!.type);
+      return { type: "timestamp", nullable };
+    case "hour":
+      need(first.type === "timestamp", "hour()", "a timestamp", first.type);
+      return { type: "int32", nullable };
+    case "negate":
+      need(isNumeric(first.type), "negation", "a number", first.type);
+      return first;
+    default:
+      return assertNever(e.fn, "function");
+  }
+}
+
+/** The output column name of an expression: the alias, the column name, or Spark's auto-name. */
+export function outputName(e: Expr): string {
+  switch (e.kind) {
+    case "alias":
+      return e.name;
+    case "col": {
+      const dot = e.name.lastIndexOf(".");
+      return dot > 0 && (e.name.endsWith(".start") || e.name.endsWith(".end")) ? e.name.slice(dot + 1) : e.name;
+    }
+    case "lit":
+      return e.value === null ? "NULL" : String(e.value);
+    case "arith":
+    case "cmp":
+      return `(${outputName(e.left)} ${e.op} ${outputName(e.right)})`;
+    case "logic":
+      return `(${outputName(e.left)} ${e.op.toUpperCase()} ${outputName(e.right)})`;
+    case "not":
+      return `(NOT ${outputName(e.child)})`;
+    case "isNull":
+      return `(${outputName(e.child)} IS ${e.negated ? "NOT " : ""}NULL)`;
+    case "in":
+      return `(${outputName(e.child)} IN (${e.values.map((v) => String(v)).join(", ")}))`;
+    case "case":
+      return `CASE ${e.branches.map((b) => `WHEN ${outputName(b.when)} THEN ${outputName(b.then)}`).join(" ")}${e.otherwise ? ` ELSE ${outputName(e.otherwise)}` : ""} END`;
+    case "cast":
+      return `CAST(${outputName(e.child)} AS ${e.to.toUpperCase()})`;
+    case "call":
+      if (e.fn === "negate") return `(- ${outputName(e.args[0]!)})`;
+      return `${e.fn}(${e.args.map(outputName).join(", ")})`;
+    case "window":
+      return "window";
+    case "sessionWindow":
+      return "session_window";
+    case "agg":
+      return `${e.fn}(${e.child ? outputName(e.child) : "1"})`;
+    default:
+      return assertNever(e, "expression");
+  }
+}
+
+/** The output field an expression produces over `fields`. */
+export function outputField(e: Expr, fields: Fields): Field {
+  const t = resolveType(e, fields);
+  return { name: outputName(e), type: t.type, nullable: t.nullable };
+}

@@ -1,0 +1,110 @@
+import { AnalysisError } from "../errors/errors.js";
+import { assertNever } from "../expr/ast.js";
+import { lookupColumn, outputField, outputName } from "../expr/resolve.js";
+import type { Field, Fields } from "../types/dtype.js";
+import type { LogicalPlan } from "./logical.js";
+
+const cache = new WeakMap<LogicalPlan, Fields>();
+
+/**
+ * The output fields of a plan node, checking names and types on the way: the analyzer's name
+ * and type resolution. Results are cached per (immutable) node.
+ */
+export function schemaOf(p: LogicalPlan): Fields {
+  const hit = cache.get(p);
+  if (hit) return hit;
+  const fields = compute(p);
+  cache.set(p, fields);
+  return fields;
+}
+
+function compute(p: LogicalPlan): Fields {
+  switch (p.kind) {
+    case "source":
+      return p.fields;
+    case "project": {
+      const input = schemaOf(p.input);
+      return uniqueNames(p.exprs.map((e) => outputField(e, input)), "select");
+    }
+    case "filter": {
+      const input = schemaOf(p.input);
+      const f = outputField(p.condition, input);
+      if (f.type !== "boolean") throw new AnalysisError(`filter condition "${f.name}" must be boolean, but is ${f.type}`);
+      return input;
+    }
+    case "union": {
+      const [head, ...rest] = p.inputs.map(schemaOf);
+      for (const other of rest) {
+        const same = other.length === head!.length && other.every((f, i) => f.type === head![i]!.type);
+        if (!same) {
+          throw new AnalysisError(
+            `union needs inputs with the same column types in the same order: [${head!.map((f) => f.type)}] vs [${other.map((f) => f.type)}]`,
+          );
+        }
+      }
+      // Spark's union resolves by position, keeps the first input's names and widens nullability.
+      return head!.map((f, i) => ({ ...f, nullable: p.inputs.some((_, j) => (j === 0 ? f : rest[j - 1]![i]!).nullable) }));
+    }
+    case "watermark": {
+      const input = schemaOf(p.input);
+      const t = lookupColumn(p.column, input);
+      if (t.type !== "timestamp" && t.type !== "window") {
+        throw new AnalysisError(`withWatermark("${p.column}") needs a timestamp column, but "${p.column}" is ${t.type}`);
+      }
+      return input;
+    }
+    case "aggregate": {
+      const input = schemaOf(p.input);
+      const keys = p.keys.map((e) => {
+        if (e.kind === "agg") throw new AnalysisError(`groupBy cannot take the aggregate ${outputName(e)}`);
+        return outputField(e, input);
+      });
+      const aggs = p.aggs.map((e) => {
+        const inner = e.kind === "alias" ? e.child : e;
+        if (inner.kind !== "agg") {
+          throw new AnalysisError(`agg() takes aggregate functions such as count(), sum(), avg(); got ${outputName(e)}`);
+        }
+        return outputField(e, input);
+      });
+      return uniqueNames([...keys, ...aggs], "groupBy/agg");
+    }
+    case "deduplicate": {
+      const input = schemaOf(p.input);
+      for (const c of p.columns) lookupColumn(c, input);
+      return input;
+    }
+    case "sort": {
+      const input = schemaOf(p.input);
+      for (const o of p.orders) outputField(o.expr, input);
+      return input;
+    }
+    case "limit":
+      if (!Number.isInteger(p.n) || p.n < 0) throw new AnalysisError(`limit(${p.n}) needs a non-negative integer`);
+      return schemaOf(p.input);
+    case "join": {
+      const left = schemaOf(p.left);
+      const right = schemaOf(p.right);
+      for (const k of p.on) {
+        const l = lookupColumn(k, left);
+        const r = lookupColumn(k, right);
+        if (l.type !== r.type) throw new AnalysisError(`join key "${k}" is ${l.type} on the left but ${r.type} on the right`);
+      }
+      const rest = right.filter((f) => !p.on.includes(f.name));
+      const rightOut: Field[] = rest.map((f) => (p.joinType === "left" ? { ...f, nullable: true } : f));
+      return uniqueNames([...left, ...rightOut], "join");
+    }
+    default:
+      return assertNever(p, "plan node");
+  }
+}
+
+function uniqueNames(fields: Field[], op: string): Fields {
+  const seen = new Set<string>();
+  for (const f of fields) {
+    if (seen.has(f.name)) {
+      throw new AnalysisError(`${op} produces two columns named "${f.name}"; rename one with alias() or withColumnRenamed()`);
+    }
+    seen.add(f.name);
+  }
+  return fields;
+}

@@ -1,0 +1,45 @@
+import * as arrow from "apache-arrow";
+import type { DType, Field, Fields } from "../types/dtype.js";
+
+/** The Arrow type that stores each Sluice column type. */
+export function arrowType(t: DType): arrow.DataType {
+  switch (t) {
+    case "string":
+      return new arrow.Utf8();
+    case "float64":
+      return new arrow.Float64();
+    case "int32":
+      return new arrow.Int32();
+    case "int64":
+      return new arrow.Int64();
+    case "boolean":
+      return new arrow.Bool();
+    case "timestamp":
+      return new arrow.TimestampMillisecond();
+    case "window":
+      return new arrow.Struct([
+        new arrow.Field("start", new arrow.TimestampMillisecond(), false),
+        new arrow.Field("end", new arrow.TimestampMillisecond(), false),
+      ]);
+  }
+}
+
+export function arrowField(f: Field): arrow.Field {
+  return new arrow.Field(f.name, arrowType(f.type), f.nullable);
+}
+
+export function arrowSchema(fields: Fields): arrow.Schema {
+  return new arrow.Schema(fields.map(arrowField));
+}
+
+/** The Sluice type of an Arrow type, for tables handed in by users. */
+export function dtypeOfArrow(t: arrow.DataType, name: string): DType {
+  if (arrow.DataType.isUtf8(t) || arrow.DataType.isLargeUtf8(t)) return "string";
+  if (arrow.DataType.isDictionary(t) && arrow.DataType.isUtf8(t.dictionary)) return "string";
+  if (arrow.DataType.isFloat(t)) return "float64";
+  if (arrow.DataType.isInt(t)) return t.bitWidth === 64 ? "int64" : "int32";
+  if (arrow.DataType.isBool(t)) return "boolean";
+  if (arrow.DataType.isTimestamp(t) || arrow.DataType.isDate(t)) return "timestamp";
+  if (arrow.DataType.isStruct(t) && t.children.map((c) => c.name).join(",") === "start,end") return "window";
+  throw new TypeError(`column "${name}": Arrow type ${t} is not supported; use Utf8, Float64, Int32, Int64, Bool or Timestamp`);
+}

@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { OptionError } from "../errors/errors.js";
+import { type ColType, DTYPES, type DType, type Field, type Fields } from "../types/dtype.js";
+
+/**
+ * The one place zod schemas become Sluice fields, at type level (`SchemaOfZod`) and at run time
+ * (`fieldsFromZod`). Mapping, as DESIGN §2:
+ *   z.string(), z.enum()                 -> string
+ *   z.number()                           -> float64
+ *   z.int() (and z.number().int())       -> int64
+ *   z.int32()                            -> int32
+ *   z.boolean()                          -> boolean
+ *   z.date(), z.iso.datetime()           -> timestamp (JSON input: ISO-8601 text or epoch ms)
+ *   .optional() / .nullable()            -> nullable
+ * A schema can override the type with metadata: `z.number().meta({ sluiceType: "int32" })`.
+ */
+
+type Unwrap<Z> = Z extends z.ZodOptional<infer I> | z.ZodNullable<infer I> | z.ZodDefault<infer I> ? Unwrap<I> : Z;
+type IsNullable<Z> = Z extends z.ZodOptional<any> | z.ZodNullable<any> ? true : Z extends z.ZodDefault<infer I> ? IsNullable<I> : false;
+
+type DTypeOfZod<Z> = Z extends z.ZodInt32
+  ? "int32"
+  : Z extends z.ZodInt
+    ? "int64"
+    : Z extends z.ZodNumber
+      ? "float64"
+      : Z extends z.ZodISODateTime | z.ZodDate
+        ? "timestamp"
+        : Z extends z.ZodString | z.ZodEnum<any>
+          ? "string"
+          : Z extends z.ZodBoolean
+            ? "boolean"
+            : never;
+
+/** The Sluice schema shape of a zod object schema. */
+export type SchemaOfZod<Z extends z.ZodObject<any>> = {
+  readonly [K in keyof Z["shape"] & string]: ColType<DTypeOfZod<Unwrap<Z["shape"][K]>>, IsNullable<Z["shape"][K]>>;
+};
+
+type AnyZod = z.ZodType;
+
+function unwrap(schema: AnyZod): { inner: AnyZod; nullable: boolean } {
+  let nullable = false;
+  let s: any = schema;
+  for (;;) {
+    const t = s._zod.def.type;
+    if (t === "optional" || t === "nullable") {
+      nullable = true;
+      s = s._zod.def.innerType;
+    } else if (t === "default" || t === "prefault") {
+      s = s._zod.def.innerType;
+    } else {
+      return { inner: s, nullable };
+    }
+  }
+}
+
+function metaType(schema: AnyZod): DType | undefined {
+  const meta = (schema as any).meta?.() as { sluiceType?: unknown } | undefined;
+  const t = meta?.sluiceType;
+  if (t === undefined) return undefined;
+  if (!(DTYPES as readonly unknown[]).includes(t)) {
+    throw new OptionError(`schema metadata sluiceType must be one of ${DTYPES.join(", ")}, got ${JSON.stringify(t)}`);
+  }
+  return t as DType;
+}
+
+function dtypeOf(name: string, schema: AnyZod): DType {
+  const s: any = schema;
+  const def = s._zod.def;
+  switch (def.type) {
+    case "string":
+      return def.format === "datetime" ? "timestamp" : "string";
+    case "enum":
+      return "string";
+    case "number":
+      if (s.format === "int32") return "int32";
+      if (s.isInt || s.format === "safeint") return "int64";
+      return "float64";
+    case "boolean":
+      return "boolean";
+    case "date":
+      return "timestamp";
+    default:
+      throw new OptionError(
+        `schema field "${name}": zod type "${def.type}" has no column type; use z.string(), z.number(), z.int(), z.int32(), z.boolean(), z.date(), z.iso.datetime() or z.enum()`,
+      );
+  }
+}
+
+/** Runtime fields of a zod object schema, in declaration order. */
+export function fieldsFromZod(schema: z.ZodObject<any>): Field[] {
+  if (!(schema instanceof z.ZodObject)) {
+    throw new OptionError("schema: expected a zod object schema such as z.object({ word: z.string() })");
+  }
+  return Object.entries(schema.shape as Record<string, AnyZod>).map(([name, member]) => {
+    const { inner, nullable } = unwrap(member);
+    const type = metaType(member) ?? metaType(inner) ?? dtypeOf(name, inner);
+    return { name, type, nullable };
+  });
+}
+
+/** Field list -> readable one-line schema, for errors and `printSchema`. */
+export function describeFields(fields: Fields): string {
+  return fields.map((f) => `${f.name}: ${f.type}${f.nullable ? " (nullable)" : ""}`).join(", ");
+}

@@ -1,0 +1,60 @@
+/**
+ * Sluice's column types. One small closed set, mapped once to Arrow (see `schema/arrow-types.ts`):
+ * every operator, kernel and type-level helper speaks in these names.
+ *
+ * - `timestamp` is Arrow Timestamp(ms); kernels read it as float64 milliseconds.
+ * - `window` is the struct `{ start: timestamp, end: timestamp }` produced by `window()` and
+ *   `session_window()`, as in Spark.
+ * - `int64` values surface in JavaScript as `number` (exact up to 2^53), so rows stay plain data.
+ */
+export const DTYPES = ["string", "float64", "int32", "int64", "boolean", "timestamp", "window"] as const;
+export type DType = (typeof DTYPES)[number];
+
+/** A column's type and nullability, at type level and at run time alike. */
+export interface ColType<T extends DType = DType, N extends boolean = boolean> {
+  readonly type: T;
+  readonly nullable: N;
+}
+
+/** Type-level schema: column name -> type. */
+export type SchemaShape = { readonly [name: string]: ColType };
+
+export interface WindowValue {
+  readonly start: Date;
+  readonly end: Date;
+}
+
+/** The JavaScript value a column of type T holds in collected rows. */
+export type JsValue<T extends DType> = T extends "string"
+  ? string
+  : T extends "float64" | "int32" | "int64"
+    ? number
+    : T extends "boolean"
+      ? boolean
+      : T extends "timestamp"
+        ? Date
+        : T extends "window"
+          ? WindowValue
+          : never;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The row type of a schema: what `collect()` returns and what memory sources accept. */
+export type RowOf<S extends SchemaShape> = Simplify<{
+  -readonly [K in keyof S]: S[K]["nullable"] extends true ? JsValue<S[K]["type"]> | null : JsValue<S[K]["type"]>;
+}>;
+
+export const NUMERIC_TYPES: ReadonlySet<DType> = new Set<DType>(["float64", "int32", "int64"]);
+
+export function isNumeric(t: DType): boolean {
+  return NUMERIC_TYPES.has(t);
+}
+
+/** A runtime field: the schema of a column as plans and operators see it. */
+export interface Field {
+  readonly name: string;
+  readonly type: DType;
+  readonly nullable: boolean;
+}
+
+export type Fields = readonly Field[];

@@ -1,0 +1,52 @@
+import type { Column } from "../api/column.js";
+import type { ColType, SchemaShape } from "./dtype.js";
+import type { Resolve } from "./expr-types.js";
+
+/** Type-level results of DataFrame methods: how column names and types flow through a query. */
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+export type ColumnName<S extends SchemaShape> = keyof S & string;
+
+/** A column expression that reads only columns of S. */
+export type ColumnOf<S extends SchemaShape> = Column<any, ColumnName<S> | WindowField<S>, any>;
+
+/** `"window.start"` / `"window.end"` for each window-typed column of S. */
+type WindowField<S extends SchemaShape> = {
+  [K in ColumnName<S>]: S[K]["type"] extends "window" ? K : never;
+}[ColumnName<S>];
+
+/** What `select` and `groupBy` take: a column name or a column expression over S. */
+export type Selectable<S extends SchemaShape> = ColumnName<S> | ColumnOf<S>;
+
+type OutputPair<S extends SchemaShape, C> = C extends ColumnName<S>
+  ? [C, S[C]]
+  : C extends Column<infer E, any, infer N>
+    ? [N, Resolve<E, S>]
+    : never;
+
+/** The schema of `select(...cs)`. */
+export type SelectSchema<S extends SchemaShape, Cs extends readonly unknown[]> = Simplify<{
+  readonly [P in OutputPair<S, Cs[number]> as P[0]]: P[1];
+}>;
+
+export type WithColumnSchema<S extends SchemaShape, K extends string, C> = Simplify<
+  { readonly [P in Exclude<keyof S, K>]: S[P] } & {
+    readonly [P in K]: C extends Column<infer E, any, any> ? Resolve<E, S> : never;
+  }
+>;
+
+export type RenameSchema<S extends SchemaShape, From extends keyof S, To extends string> = Simplify<{
+  readonly [P in keyof S as P extends From ? To : P]: S[P];
+}>;
+
+export type DropSchema<S extends SchemaShape, K extends keyof S> = Simplify<{ readonly [P in Exclude<keyof S, K>]: S[P] }>;
+
+type Nullable<S extends SchemaShape> = { readonly [P in keyof S]: ColType<S[P]["type"], true> };
+
+/** The schema of `left.join(right, on, how)`: join keys once, then the other columns. */
+export type JoinSchema<L extends SchemaShape, R extends SchemaShape, On extends string, How extends string> = Simplify<
+  L & (How extends "left" | "left_outer" | "leftouter" ? Nullable<Omit<R, On>> : Omit<R, On>)
+>;
+
+export type MergeSchemas<A extends SchemaShape, B extends SchemaShape> = Simplify<A & B>;
