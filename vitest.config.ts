@@ -9,6 +9,8 @@ export default defineConfig({
       tsconfig: "./tsconfig.json",
     },
     testTimeout: 30_000,
+    reporters: ["default", "json"],
+    outputFile: { json: ".cache/vitest-report.json" },
     hookTimeout: 60_000,
     // Worker pools are real threads; two cores run at most two test files side by side.
     maxWorkers: 2,

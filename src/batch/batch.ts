@@ -94,21 +94,33 @@ export function int64Column(values: BigInt64Array, nullBitmap?: Uint8Array, null
   return arrow.makeData({ type: new arrow.Int64(), length: values.length, data: values, ...nullArgs(nullBitmap, nullCount, values.length) });
 }
 
-/** int64 column from float64 values (counts, sums): the BigInt conversion happens once, here. */
-export function int64FromNumbers(values: Float64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Int64> {
+/**
+ * int64 words from float64 values: each value is written as a little-endian (low, high) pair of
+ * 32-bit words, so no BigInt is created per value. Values are truncated toward zero.
+ */
+function int64Words(values: Float64Array): BigInt64Array {
   const out = new BigInt64Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = BigInt(Math.trunc(values[i]!));
-  return int64Column(out, nullBitmap, nullCount);
+  const words = new Int32Array(out.buffer);
+  for (let i = 0; i < values.length; i++) {
+    const v = Math.trunc(values[i]!);
+    const hi = Math.floor(v / 4294967296);
+    words[2 * i] = v - hi * 4294967296;
+    words[2 * i + 1] = hi;
+  }
+  return out;
+}
+
+/** int64 column from float64 values (counts, sums): exact up to 2^53. */
+export function int64FromNumbers(values: Float64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Int64> {
+  return int64Column(int64Words(values), nullBitmap, nullCount);
 }
 
 /** Timestamp(ms) column from float64 epoch milliseconds. */
 export function timestampColumn(millis: Float64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.TimestampMillisecond> {
-  const out = new BigInt64Array(millis.length);
-  for (let i = 0; i < millis.length; i++) out[i] = BigInt(Math.trunc(millis[i]!));
   return arrow.makeData({
     type: new arrow.TimestampMillisecond(),
     length: millis.length,
-    data: out,
+    data: int64Words(millis),
     ...nullArgs(nullBitmap, nullCount, millis.length),
   });
 }
@@ -192,6 +204,9 @@ export function isValid(data: arrow.Data, i: number): boolean {
 /**
  * Any numeric or timestamp column as float64 (epoch ms for timestamps). Zero-copy for float64;
  * int64/timestamp are read as 32-bit word pairs so no BigInt enters the loop.
+ *
+ * Arrow JS slices value and offset buffers when it slices `Data`, but not validity bitmaps or
+ * bit-packed booleans: `data.offset` applies only to the latter.
  */
 export function readNumbers(data: arrow.Data): Float64Array {
   const type = data.type;
@@ -199,7 +214,7 @@ export function readNumbers(data: arrow.Data): Float64Array {
   const off = data.offset;
   if (arrow.DataType.isFloat(type) && (type as arrow.Float).precision === arrow.Precision.DOUBLE) {
     const v = data.values as Float64Array;
-    return off === 0 && v.length === n ? v : v.subarray(off, off + n);
+    return v.length === n ? v : v.subarray(0, n);
   }
   const out = new Float64Array(n);
   const bitWidth = arrow.DataType.isInt(type) ? (type as arrow.Int).bitWidth : arrow.DataType.isTimestamp(type) || arrow.DataType.isDate(type) ? 64 : 0;
@@ -207,7 +222,7 @@ export function readNumbers(data: arrow.Data): Float64Array {
     const v = data.values as BigInt64Array;
     const words = new Int32Array(v.buffer, v.byteOffset, v.length * 2);
     for (let i = 0; i < n; i++) {
-      const j = (off + i) * 2;
+      const j = i * 2;
       out[i] = words[j + 1]! * 4294967296 + (words[j]! >>> 0);
     }
     return out;
@@ -221,7 +236,7 @@ export function readNumbers(data: arrow.Data): Float64Array {
     return out;
   }
   const v = data.values as ArrayLike<number>;
-  for (let i = 0; i < n; i++) out[i] = v[off + i]!;
+  for (let i = 0; i < n; i++) out[i] = v[i]!;
   return out;
 }
 
@@ -243,8 +258,7 @@ const decoder = new TextDecoder();
 export function readString(data: arrow.Data, i: number): string | null {
   if (!isValid(data, i)) return null;
   const offsets = data.valueOffsets as Int32Array;
-  const j = data.offset + i;
-  return decoder.decode((data.values as Uint8Array).subarray(offsets[j]!, offsets[j + 1]!));
+  return decoder.decode((data.values as Uint8Array).subarray(offsets[i]!, offsets[i + 1]!));
 }
 
 /** Renames fields without touching data. */

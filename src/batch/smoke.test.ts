@@ -22,3 +22,14 @@ describe("Batch", () => {
     ]);
   });
 });
+
+describe("sliced columns", () => {
+  it("read values from where the slice starts", () => {
+    const nums = float64Column(Float64Array.of(1, 2, 3, 4)).slice(1, 2);
+    expect(Array.from(readNumbers(nums))).toEqual([2, 3]);
+    const ts = timestampColumn(Float64Array.of(10, 20, 30)).slice(1, 2);
+    expect(Array.from(readNumbers(ts))).toEqual([20, 30]);
+    const s = utf8FromStrings(["a", "b", "c"]).slice(1, 2);
+    expect([readString(s, 0), readString(s, 1)]).toEqual(["b", "c"]);
+  });
+});

@@ -75,15 +75,20 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       return { type: "boolean", nullable: c.nullable };
     }
     case "case": {
+      // A null literal branch takes the type of the others, as Spark's NullType coercion does.
       let type: DType | null = null;
+      const branchType = (x: Expr) => {
+        if (x.kind === "lit" && x.value === null) return;
+        const t = resolveType(x, fields).type;
+        type = type === null ? t : commonType(type, t);
+      };
       for (const b of e.branches) {
         const w = resolveType(b.when, fields);
         need(w.type === "boolean", "when()", "a boolean condition", w.type);
-        const t = resolveType(b.then, fields).type;
-        type = type === null ? t : commonType(type, t);
+        branchType(b.then);
       }
-      if (e.otherwise) type = commonType(type!, resolveType(e.otherwise, fields).type);
-      return { type: type!, nullable: true };
+      if (e.otherwise) branchType(e.otherwise);
+      return { type: type ?? "string", nullable: true };
     }
     case "cast": {
       const c = resolveType(e.child, fields);

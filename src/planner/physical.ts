@@ -1,5 +1,5 @@
 import type { AggFn, Expr } from "../expr/ast.js";
-import type { JoinType, SortKey, SourceDesc } from "../plan/logical.js";
+import type { JoinType, LogicalPlan, SortKey, SourceDesc } from "../plan/logical.js";
 import type { Fields } from "../types/dtype.js";
 
 /**
@@ -105,5 +105,12 @@ export interface PhysicalPlan {
   readonly outputFields: Fields;
   readonly watermarks: readonly WatermarkSpec[];
   /** Static tables the pipelines join with, built once per query. */
-  readonly staticTables: readonly { readonly tableId: string; readonly on: readonly string[] }[];
+  readonly staticTables: readonly StaticTableSpec[];
+}
+
+/** The static side of a stream-static join: run once at query start, then shared by all tasks. */
+export interface StaticTableSpec {
+  readonly tableId: string;
+  readonly plan: LogicalPlan;
+  readonly on: readonly string[];
 }

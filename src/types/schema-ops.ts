@@ -4,7 +4,9 @@ import type { Resolve } from "./expr-types.js";
 
 /** Type-level results of DataFrame methods: how column names and types flow through a query. */
 
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
+/** Flattens an intersection into one object type, kept as a schema for the compiler. */
+type Simplify<T> = Shape<{ [K in keyof T]: T[K] } & {}>;
+type Shape<T> = T extends SchemaShape ? T : never;
 
 export type ColumnName<S extends SchemaShape> = keyof S & string;
 

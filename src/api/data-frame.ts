@@ -1,0 +1,255 @@
+import type * as arrow from "apache-arrow";
+import { toRecordBatch } from "../batch/batch.js";
+import { batchToRows } from "../batch/rows.js";
+import { parseDuration } from "../config/duration.js";
+import { AnalysisError } from "../errors/errors.js";
+import type { Expr } from "../expr/ast.js";
+import type { JoinType, LogicalPlan, SortKey } from "../plan/logical.js";
+import { isStreamingPlan } from "../plan/logical.js";
+import { explainPlan } from "../plan/explain.js";
+import { schemaOf } from "../plan/schema-of.js";
+import { describeFields } from "../schema/zod-schema.js";
+import { formatTable } from "../sinks/format-table.js";
+import type { Fields, RowOf, SchemaShape } from "../types/dtype.js";
+import type { Ref } from "../types/expr-types.js";
+import type {
+  ColumnName,
+  ColumnOf,
+  DropSchema,
+  JoinSchema,
+  RenameSchema,
+  Selectable,
+  SelectSchema,
+  WithColumnSchema,
+} from "../types/schema-ops.js";
+import { Column, type SortOrder } from "./column.js";
+import { GroupedData } from "./grouped-data.js";
+import type { SessionInternals } from "./session-internals.js";
+import { DataStreamWriter } from "./data-stream-writer.js";
+
+/** Names of S's timestamp columns: what `withWatermark` accepts. */
+export type TimestampColumn<S extends SchemaShape> = {
+  [K in ColumnName<S>]: S[K]["type"] extends "timestamp" ? K : never;
+}[ColumnName<S>];
+
+export type JoinHow = "inner" | "left" | "left_outer" | "leftouter";
+
+/** `"window.start"`-style names for each window column of S. */
+type FieldPath<S extends SchemaShape> = {
+  [K in ColumnName<S>]: S[K]["type"] extends "window" ? `${K}.start` | `${K}.end` : never;
+}[ColumnName<S>];
+type Root<N extends string> = N extends `${infer W}.${"start" | "end"}` ? W : N;
+type Leaf<N extends string> = N extends `${string}.${infer L extends "start" | "end"}` ? L : N;
+
+/**
+ * A distributed-in-spirit, typed collection of rows: Spark's DataFrame. Every method returns a new
+ * DataFrame over a new logical plan; nothing runs until `collect()`/`show()` (static data) or
+ * `writeStream...start()` (streams). `S` carries the column names and types, so a misspelt column
+ * is a compile error.
+ */
+export class DataFrame<S extends SchemaShape = SchemaShape> {
+  /** Phantom: the schema type. */
+  declare readonly __schema?: S;
+
+  /** @internal */
+  constructor(
+    readonly session: SessionInternals,
+    readonly plan: LogicalPlan,
+  ) {
+    schemaOf(plan);
+  }
+
+  /** The columns, names and types as Sluice resolved them. */
+  get schema(): Fields {
+    return schemaOf(this.plan);
+  }
+
+  get columns(): ColumnName<S>[] {
+    return this.schema.map((f) => f.name) as ColumnName<S>[];
+  }
+
+  /** True when the DataFrame reads at least one stream. */
+  get isStreaming(): boolean {
+    return isStreamingPlan(this.plan);
+  }
+
+  private derive(plan: LogicalPlan): DataFrame<any> {
+    return new DataFrame(this.session, plan);
+  }
+
+  /** A reference to one of this DataFrame's columns, checked against its schema. */
+  col<const N extends ColumnName<S> | FieldPath<S>>(name: N): Column<Ref<N>, Root<N>, Leaf<N>> {
+    const probe: Expr = { kind: "col", name };
+    new DataFrame(this.session, { kind: "project", input: this.plan, exprs: [probe] });
+    return new Column(probe) as Column<Ref<N>, Root<N>, Leaf<N>>;
+  }
+
+  select<const Cs extends readonly Selectable<S>[]>(...cols: Cs): DataFrame<SelectSchema<S, Cs>> {
+    return this.derive({ kind: "project", input: this.plan, exprs: cols.map(toExprOfSelectable) });
+  }
+
+  filter(condition: ColumnOf<S>): DataFrame<S> {
+    return this.derive({ kind: "filter", input: this.plan, condition: condition.expr });
+  }
+
+  /** Same as `filter`, as in Spark. */
+  where(condition: ColumnOf<S>): DataFrame<S> {
+    return this.filter(condition);
+  }
+
+  withColumn<const K extends string, C extends ColumnOf<S>>(name: K, value: C): DataFrame<WithColumnSchema<S, K, C>> {
+    const exists = this.schema.some((f) => f.name === name);
+    const exprs: Expr[] = this.schema.map((f): Expr =>
+      f.name === name ? { kind: "alias", child: value.expr, name } : { kind: "col", name: f.name },
+    );
+    if (!exists) exprs.push({ kind: "alias", child: value.expr, name });
+    return this.derive({ kind: "project", input: this.plan, exprs });
+  }
+
+  withColumnRenamed<const F extends ColumnName<S>, const T extends string>(existing: F, renamed: T): DataFrame<RenameSchema<S, F, T>> {
+    // Spark ignores a rename of a column that does not exist; the type already forbids it here.
+    const exprs = this.schema.map((f): Expr =>
+      f.name === existing ? { kind: "alias", child: { kind: "col", name: f.name }, name: renamed } : { kind: "col", name: f.name },
+    );
+    return this.derive({ kind: "project", input: this.plan, exprs });
+  }
+
+  drop<const K extends ColumnName<S>>(...names: K[]): DataFrame<DropSchema<S, K>> {
+    const gone = new Set<string>(names);
+    const exprs = this.schema.filter((f) => !gone.has(f.name)).map((f): Expr => ({ kind: "col", name: f.name }));
+    return this.derive({ kind: "project", input: this.plan, exprs });
+  }
+
+  /** Rows of both DataFrames, matched by column position as Spark's `union`. */
+  union(other: DataFrame<S>): DataFrame<S> {
+    return this.derive({ kind: "union", inputs: [this.plan, other.plan] });
+  }
+
+  groupBy<const Ks extends readonly Selectable<S>[]>(...keys: Ks): GroupedData<S, SelectSchema<S, Ks>> {
+    return new GroupedData<S, any>(this.session, this.plan, keys.map(toExprOfSelectable));
+  }
+
+  /**
+   * Declares `eventTime` as this stream's event time, and that data later than `delayThreshold`
+   * behind the latest event seen may be dropped (Spark's `withWatermark`).
+   */
+  withWatermark(eventTime: TimestampColumn<S>, delayThreshold: string | number): DataFrame<S> {
+    const delayMs = parseDuration(delayThreshold, "withWatermark delayThreshold");
+    return this.derive({ kind: "watermark", input: this.plan, column: eventTime, delayMs });
+  }
+
+  /** Drops rows equal on `cols` (all columns when none are given) to an earlier row. */
+  dropDuplicates(...cols: ColumnName<S>[]): DataFrame<S> {
+    const columns = cols.length ? cols : this.schema.map((f) => f.name);
+    return this.derive({ kind: "deduplicate", input: this.plan, columns, withinWatermark: false });
+  }
+
+  /** Drops duplicates on `cols` that arrive within the watermark delay of the first (Spark 3.5). */
+  dropDuplicatesWithinWatermark(...cols: ColumnName<S>[]): DataFrame<S> {
+    const columns = cols.length ? cols : this.schema.map((f) => f.name);
+    return this.derive({ kind: "deduplicate", input: this.plan, columns, withinWatermark: true });
+  }
+
+  orderBy(...cols: (ColumnName<S> | SortOrder<ColumnName<S>> | ColumnOf<S>)[]): DataFrame<S> {
+    const orders: SortKey[] = cols.map((c) =>
+      typeof c === "string"
+        ? { expr: { kind: "col", name: c }, ascending: true }
+        : c instanceof Column
+          ? { expr: c.expr, ascending: true }
+          : { expr: c.expr, ascending: c.ascending },
+    );
+    return this.derive({ kind: "sort", input: this.plan, orders });
+  }
+
+  /** Same as `orderBy`. */
+  sort(...cols: (ColumnName<S> | SortOrder<ColumnName<S>> | ColumnOf<S>)[]): DataFrame<S> {
+    return this.orderBy(...cols);
+  }
+
+  limit(n: number): DataFrame<S> {
+    return this.derive({ kind: "limit", input: this.plan, n });
+  }
+
+  /**
+   * Equi-join on columns present on both sides under the same names (Spark's
+   * `join(right, usingColumns, joinType)`); the keys appear once in the output.
+   */
+  join<S2 extends SchemaShape, const K extends ColumnName<S> & ColumnName<S2>, const How extends JoinHow = "inner">(
+    right: DataFrame<S2>,
+    on: K | readonly K[],
+    how?: How,
+  ): DataFrame<JoinSchema<S, S2, K, How>> {
+    const keys: string[] = typeof on === "string" ? [on] : [...on];
+    if (keys.length === 0) throw new AnalysisError("join needs at least one key column");
+    const joinType = normalizeJoinType(how ?? "inner");
+    return this.derive({ kind: "join", left: this.plan, right: right.plan, on: keys, joinType });
+  }
+
+  // ---- actions on static DataFrames ----
+
+  private async execute() {
+    if (this.isStreaming) {
+      throw new AnalysisError("Queries with streaming sources must be executed with writeStream.start()");
+    }
+    return this.session.executeStatic(this.plan);
+  }
+
+  /** All rows as plain objects (timestamps as Date). */
+  async collect(): Promise<RowOf<S>[]> {
+    return batchToRows(await this.execute()) as RowOf<S>[];
+  }
+
+  /** The rows as an Arrow table, without copying column buffers. */
+  async toArrow(): Promise<arrow.Table> {
+    const { Table } = await import("apache-arrow");
+    return new Table(toRecordBatch(await this.execute()));
+  }
+
+  /** Number of rows. */
+  async count(): Promise<number> {
+    return (await this.execute()).numRows;
+  }
+
+  /** Prints the first rows as a table, as Spark's `show()`. */
+  async show(numRows = 20, truncate = true): Promise<void> {
+    process.stdout.write(formatTable(await this.execute(), numRows, truncate));
+  }
+
+  printSchema(): void {
+    process.stdout.write(`root\n${this.schema.map((f) => ` |-- ${f.name}: ${f.type} (nullable = ${f.nullable})`).join("\n")}\n`);
+  }
+
+  /** The logical plan as indented text. */
+  explain(): string {
+    return explainPlan(this.plan);
+  }
+
+  toString(): string {
+    return `DataFrame[${describeFields(this.schema)}]`;
+  }
+
+  /** Starts building a streaming query over this DataFrame. */
+  get writeStream(): DataStreamWriter<S> {
+    if (!this.isStreaming) {
+      throw new AnalysisError("'writeStream' can be called only on streaming DataFrames; use collect() or show() on static data");
+    }
+    return new DataStreamWriter<S>(this.session, this.plan);
+  }
+}
+
+export function toExprOfSelectable(c: string | Column<any, any, any>): Expr {
+  return typeof c === "string" ? { kind: "col", name: c } : c.expr;
+}
+
+function normalizeJoinType(how: string): JoinType {
+  switch (how.toLowerCase()) {
+    case "inner":
+      return "inner";
+    case "left":
+    case "left_outer":
+    case "leftouter":
+      return "left";
+    default:
+      throw new AnalysisError(`join type "${how}" is not supported; use "inner" or "left"`);
+  }
+}

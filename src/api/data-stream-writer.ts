@@ -1,0 +1,113 @@
+import type { Batch } from "../batch/batch.js";
+import {
+  consoleSinkOptionsSchema,
+  type OutputMode,
+  outputModeSchema,
+  type TriggerInput,
+  toTrigger,
+  triggerSchema,
+  writerOptionsSchema,
+} from "../config/options.js";
+import { validateOptions } from "../config/validate.js";
+import { OptionError } from "../errors/errors.js";
+import type { LogicalPlan } from "../plan/logical.js";
+import type { StreamingQuery } from "../runtime/streaming-query.js";
+import type { WriterConfig } from "../runtime/writer-config.js";
+import type { SchemaShape } from "../types/dtype.js";
+import { DataFrame } from "./data-frame.js";
+import type { SessionInternals } from "./session-internals.js";
+
+export type SinkFormat = "console" | "memory";
+export type ForeachBatchFunction<S extends SchemaShape> = (batch: DataFrame<S>, batchId: number) => unknown;
+
+/**
+ * Builds and starts a streaming query, as Spark's `DataStreamWriter`:
+ * `df.writeStream.outputMode("update").format("console").trigger({ processingTime: "1 second" }).start()`.
+ * Every setting is validated at `start()`, which also rejects unsupported operator and output
+ * mode combinations before anything runs.
+ */
+export class DataStreamWriter<S extends SchemaShape> {
+  private mode: unknown = "append";
+  private sinkFormat: string | null = null;
+  private triggerInput: TriggerInput | undefined;
+  private name: string | null = null;
+  private readonly opts: Record<string, unknown> = {};
+  private batchFn: ForeachBatchFunction<S> | null = null;
+
+  /** @internal */
+  constructor(
+    private readonly session: SessionInternals,
+    private readonly plan: LogicalPlan,
+  ) {}
+
+  outputMode(mode: OutputMode | Uppercase<OutputMode>): this {
+    this.mode = mode;
+    return this;
+  }
+
+  format(format: SinkFormat): this {
+    this.sinkFormat = format;
+    return this;
+  }
+
+  trigger(trigger: TriggerInput): this {
+    this.triggerInput = trigger;
+    return this;
+  }
+
+  queryName(name: string): this {
+    this.name = name;
+    return this;
+  }
+
+  option(key: string, value: string | number | boolean): this {
+    this.opts[key] = value;
+    return this;
+  }
+
+  options(options: Record<string, string | number | boolean>): this {
+    Object.assign(this.opts, options);
+    return this;
+  }
+
+  /** Calls `fn` on the driver with each batch's output as a static DataFrame and its batch id. */
+  foreachBatch(fn: ForeachBatchFunction<S>): this {
+    this.batchFn = fn;
+    this.sinkFormat = "foreachBatch";
+    return this;
+  }
+
+  start(): StreamingQuery {
+    return this.session.startStream(this.plan, this.config());
+  }
+
+  private config(): WriterConfig {
+    const outputMode = validateOptions(outputModeSchema, this.mode, "writeStream.outputMode");
+    const trigger = toTrigger(this.triggerInput === undefined ? undefined : validateOptions(triggerSchema, this.triggerInput, "writeStream.trigger"));
+    const { checkpointLocation, ...sinkOptions } = validateOptions(writerOptionsSchema, this.opts, "writeStream.option");
+    const base = { outputMode, trigger, queryName: this.name, checkpointLocation: checkpointLocation ?? null };
+    switch (this.sinkFormat ?? "console") {
+      case "console": {
+        const o = validateOptions(consoleSinkOptionsSchema, sinkOptions, "console sink");
+        return { ...base, sink: { kind: "console", numRows: o.numRows, truncate: o.truncate } };
+      }
+      case "memory":
+        if (!this.name) throw new OptionError('the memory sink needs a query name: call queryName("name") before start(); the results are then readable as session.table("name")');
+        noOptions(sinkOptions, "memory sink");
+        return { ...base, sink: { kind: "memory" } };
+      case "foreachBatch": {
+        noOptions(sinkOptions, "foreachBatch sink");
+        const fn = this.batchFn!;
+        const session = this.session as SessionInternals & { dataFrameOf(batch: Batch): DataFrame<any> };
+        return { ...base, sink: { kind: "foreachBatch", fn: (batch, id) => fn(session.dataFrameOf(batch), id) } };
+      }
+      default:
+        throw new OptionError(`writeStream.format("${this.sinkFormat}") is not a sink Sluice has; use "console", "memory" or foreachBatch(fn)`);
+    }
+  }
+}
+
+function noOptions(options: Record<string, unknown>, where: string): void {
+  const keys = Object.keys(options);
+  if (keys.length) throw new OptionError(`${where}: unknown option${keys.length > 1 ? "s" : ""} ${keys.map((k) => `"${k}"`).join(", ")}; it takes only checkpointLocation`);
+}

@@ -1,0 +1,130 @@
+import type * as arrow from "apache-arrow";
+import type { z } from "zod";
+import { jsonOptionsSchema, rateOptionsSchema } from "../config/options.js";
+import { validateOptions } from "../config/validate.js";
+import { OptionError } from "../errors/errors.js";
+import type { JsonReadOptions, SourceDesc } from "../plan/logical.js";
+import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
+import { RATE_FIELDS } from "../sources/rate/generate-rate-rows.js";
+import type { ColType, Fields, SchemaShape } from "../types/dtype.js";
+import { DataFrame } from "./data-frame.js";
+import type { SessionInternals } from "./session-internals.js";
+
+/** Columns of the rate source, as Spark's. */
+export type RateSchema = {
+  readonly timestamp: ColType<"timestamp", false>;
+  readonly value: ColType<"int64", false>;
+};
+
+export type StreamFormat = "json" | "rate";
+type OptionValue = string | number | boolean;
+
+/** Options shared by the stream and the static reader. */
+abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
+  protected fields: Fields | null = null;
+  protected sourceFormat: StreamFormat = "json";
+  protected readonly opts: Record<string, OptionValue> = {};
+
+  constructor(
+    protected readonly session: SessionInternals,
+    protected readonly streaming: boolean,
+  ) {}
+
+  protected setSchema(schema: z.ZodObject<any>): void {
+    this.fields = fieldsFromZod(schema);
+  }
+
+  option(key: string, value: OptionValue): this {
+    this.opts[key] = value;
+    return this;
+  }
+
+  options(options: Record<string, OptionValue>): this {
+    Object.assign(this.opts, options);
+    return this;
+  }
+
+  /** JSON-lines files: a folder (streams read new files as they appear) or, for `read`, one file. */
+  json(path: string): DataFrame<S> {
+    if (!this.fields) {
+      throw new OptionError('json(): declare the record schema first with .schema(z.object({ ... })); Sluice does not infer schemas');
+    }
+    const o = validateOptions(jsonOptionsSchema, this.opts, `${this.streaming ? "readStream" : "read"}.json("${path}")`);
+    const options: JsonReadOptions & { maxPartitionBytes: number } = {
+      mode: o.mode,
+      columnNameOfCorruptRecord: o.columnNameOfCorruptRecord,
+      maxFilesPerTrigger: o.maxFilesPerTrigger ?? null,
+      pathGlobFilter: o.pathGlobFilter ?? null,
+      maxPartitionBytes: o.maxPartitionBytes,
+    };
+    const corrupt = this.fields.find((f) => f.name === options.columnNameOfCorruptRecord);
+    if (corrupt && corrupt.type !== "string") {
+      throw new OptionError(`columnNameOfCorruptRecord: the schema field "${corrupt.name}" must be a nullable string to hold corrupt records, but is ${corrupt.type}`);
+    }
+    return this.frame({ format: "json", path, fields: this.fields, options });
+  }
+
+  protected frame(source: SourceDesc): DataFrame<any> {
+    const fields = source.format === "rate" ? RATE_FIELDS : source.fields;
+    return new DataFrame(this.session, { kind: "source", streaming: this.streaming, source, fields });
+  }
+}
+
+/**
+ * `session.readStream`, as Spark's DataStreamReader:
+ * `readStream.schema(Click).option("maxFilesPerTrigger", 1).json("clicks/")` or
+ * `readStream.format("rate").option("rowsPerSecond", 100).load()`.
+ */
+export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat = "json"> extends ReaderBase<S, F> {
+  format<F2 extends StreamFormat>(format: F2): DataStreamReader<S, F2> {
+    if (format !== "json" && format !== "rate") {
+      throw new OptionError(`readStream.format("${format}") is not a source Sluice has; use "json", "rate", or session.memoryStream(schema)`);
+    }
+    this.sourceFormat = format;
+    return this as any;
+  }
+
+  /** Declares the record schema with a zod object; column names and types follow from it. */
+  schema<Z extends z.ZodObject<any>>(schema: Z): DataStreamReader<SchemaOfZod<Z>, F> {
+    this.setSchema(schema);
+    return this as any;
+  }
+
+  load(path?: string): DataFrame<F extends "rate" ? RateSchema : S> {
+    if (this.sourceFormat === "rate") {
+      const o = validateOptions(rateOptionsSchema, this.opts, "rate source");
+      return this.frame({ format: "rate", rowsPerSecond: o.rowsPerSecond, numPartitions: o.numPartitions, rampUpTimeMs: o.rampUpTime });
+    }
+    if (path === undefined) throw new OptionError("load(): the json source needs a path to a folder of JSON-lines files");
+    return this.json(path) as any;
+  }
+}
+
+/** `session.read`: the same readers for static data. */
+export class DataFrameReader<S extends SchemaShape = {}> extends ReaderBase<S, "json"> {
+  /** Declares the record schema with a zod object; column names and types follow from it. */
+  schema<Z extends z.ZodObject<any>>(schema: Z): DataFrameReader<SchemaOfZod<Z>> {
+    this.setSchema(schema);
+    return this as any;
+  }
+}
+
+/** Schema shape of an Arrow table type map, for `read.arrow(table)`. */
+export type SchemaOfArrow<T extends arrow.TypeMap> = {
+  readonly [K in keyof T & string]: ColType<
+    T[K] extends arrow.Utf8 | arrow.Dictionary<arrow.Utf8>
+      ? "string"
+      : T[K] extends arrow.Float
+        ? "float64"
+        : T[K] extends arrow.Int64
+          ? "int64"
+          : T[K] extends arrow.Int
+            ? "int32"
+            : T[K] extends arrow.Bool
+              ? "boolean"
+              : T[K] extends arrow.Timestamp | arrow.Date_
+                ? "timestamp"
+                : never,
+    true
+  >;
+};

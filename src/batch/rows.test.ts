@@ -1,0 +1,62 @@
+import * as arrow from "apache-arrow";
+import { describe, expect, it } from "vitest";
+import { AnalysisError } from "../errors/errors.js";
+import type { Fields } from "../types/dtype.js";
+import { field } from "./batch.js";
+import { batchToRows, rowsToBatch } from "./rows.js";
+
+const fields: Fields = [
+  field("s", "string"),
+  field("x", "float64"),
+  field("i", "int32"),
+  field("l", "int64"),
+  field("b", "boolean"),
+  field("t", "timestamp"),
+  field("w", "window"),
+];
+
+describe("rowsToBatch / batchToRows", () => {
+  it("round-trip every type and nulls", () => {
+    const rows = [
+      { s: "héllo", x: 0.25, i: -3, l: 2 ** 53 - 1, b: true, t: new Date("2024-01-01T00:00:00.123Z"), w: { start: new Date(0), end: new Date(60_000) } },
+      { s: null, x: null, i: null, l: null, b: null, t: null, w: null },
+    ];
+    const batch = rowsToBatch(rows, fields);
+    expect(batch.numRows).toBe(2);
+    expect(batch.columns.map((c) => c.type.toString())).toEqual(["Utf8", "Float64", "Int32", "Int64", "Bool", "Timestamp<MILLISECOND>", "Struct<{start:Timestamp<MILLISECOND>, end:Timestamp<MILLISECOND>}>"]);
+    expect(batchToRows(batch)).toEqual(rows);
+  });
+
+  it("accept epoch milliseconds and ISO-8601 text for timestamps, and treat undefined as null", () => {
+    const batch = rowsToBatch([{ t: 1500 }, { t: "2024-01-01T00:00:00Z" }, { t: undefined }, {}], [field("t", "timestamp")]);
+    expect(batchToRows(batch)).toEqual([{ t: new Date(1500) }, { t: new Date("2024-01-01T00:00:00Z") }, { t: null }, { t: null }]);
+  });
+
+  it("name the row, column and expected type of a wrong value", () => {
+    const f = [field("n", "int32")];
+    expect(() => rowsToBatch([{ n: 1 }, { n: "2" }], f)).toThrow(AnalysisError);
+    expect(() => rowsToBatch([{ n: 1 }, { n: "2" }], f)).toThrow('row 1, column "n": expected an integer in the int32 range (int32), got "2"');
+    expect(() => rowsToBatch([{ n: 1.5 }], f)).toThrow(/row 0, column "n".*int32/);
+    expect(() => rowsToBatch([{ t: "soon" }], [field("t", "timestamp")])).toThrow(/row 0, column "t".*timestamp/);
+    expect(() => rowsToBatch([{ w: { start: 1 } }], [field("w", "window")])).toThrow(/row 0, column "w".*window/);
+  });
+
+  it("reject a null in a non-nullable column", () => {
+    expect(() => rowsToBatch([{ s: "a" }, { s: null }], [field("s", "string", false)])).toThrow(
+      'row 1, column "s": expected a string (string) (the column is not nullable), got null',
+    );
+  });
+
+  it("build plain Utf8 columns, never dictionaries", () => {
+    const batch = rowsToBatch([{ s: "a" }, { s: "a" }], [field("s", "string")]);
+    expect(batch.columns[0].type).toBeInstanceOf(arrow.Utf8);
+    expect(batch.columns[0].nullCount).toBe(0);
+  });
+
+  it("read a column named __proto__ as data, not as the row's prototype", () => {
+    const rows = [JSON.parse('{"__proto__": "p"}') as Record<string, unknown>];
+    const out = batchToRows(rowsToBatch(rows, [field("__proto__", "string")]));
+    expect(Object.getPrototypeOf(out[0])).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out[0], "__proto__")?.value).toBe("p");
+  });
+});

@@ -1,0 +1,204 @@
+import type * as arrow from "apache-arrow";
+import { AnalysisError } from "../errors/errors.js";
+import { assertNever } from "../expr/ast.js";
+import { boolColumnOf, numberColumn, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { numbersOf, stringAt, stringsOf, validityOf } from "../kernels/columns.js";
+import { parseTimestamp } from "../kernels/temporal.js";
+import { Utf8Builder } from "../kernels/utf8.js";
+import type { DType, Field, Fields } from "../types/dtype.js";
+import { type Batch, makeBatch } from "./batch.js";
+
+/**
+ * Conversion between JavaScript rows and columnar batches, for memory sources, `collect()` and
+ * tests. Columns are built straight into typed arrays (no Arrow builders) and every value is
+ * checked against its field, so a wrong row fails here with its index rather than deep inside an
+ * operator.
+ */
+
+const EXPECTED: Readonly<Record<DType, string>> = {
+  string: "a string",
+  float64: "a number",
+  int32: "an integer in the int32 range",
+  int64: "an integer within ±2^53",
+  boolean: "a boolean",
+  timestamp: "a Date, epoch milliseconds or an ISO-8601 string",
+  window: "a window { start, end } of Dates",
+};
+
+function describe(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? "an invalid Date" : `Date ${v.toISOString()}`;
+  if (typeof v === "object") return Array.isArray(v) ? "an array" : "an object";
+  return `${typeof v} ${String(v)}`;
+}
+
+function badValue(row: number, field: Field, v: unknown): AnalysisError {
+  const nullNote = v === null || v === undefined ? " (the column is not nullable)" : "";
+  return new AnalysisError(`row ${row}, column "${field.name}": expected ${EXPECTED[field.type]} (${field.type})${nullNote}, got ${describe(v)}`);
+}
+
+/** A row's value for a column; `__proto__` is read as an own property only. */
+function cell(row: Record<string, unknown>, name: string): unknown {
+  return name === "__proto__" && !Object.hasOwn(row, name) ? undefined : row[name];
+}
+
+/** Epoch ms of a timestamp input, or null when it is not one. */
+function timestampValue(v: unknown): number | null {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.getTime();
+  if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : null;
+  if (typeof v === "string") return parseTimestamp(v);
+  return null;
+}
+
+/** The number a numeric field stores for `v`, or null when `v` does not fit the field. */
+function numberValue(v: unknown, type: DType): number | null {
+  const x = typeof v === "bigint" && type === "int64" ? Number(v) : v;
+  if (typeof x !== "number") return null;
+  switch (type) {
+    case "int32":
+      return Number.isInteger(x) && x >= -(2 ** 31) && x < 2 ** 31 ? x : null;
+    case "int64":
+      return Number.isSafeInteger(x) ? x : null;
+    default:
+      return x;
+  }
+}
+
+/** A batch from rows; throws `AnalysisError` naming the row, column and expected type on a bad value. */
+export function rowsToBatch(rows: readonly Record<string, unknown>[], fields: Fields): Batch {
+  return makeBatch(
+    fields,
+    fields.map((f) => buildColumn(rows, f)),
+    rows.length,
+  );
+}
+
+function buildColumn(rows: readonly Record<string, unknown>[], field: Field): arrow.Data {
+  const n = rows.length;
+  const valid = new Uint8Array(n);
+  let nulls = 0;
+  // Calls `convert` with each present value; absent values are nulls (checked against nullability).
+  const each = (convert: (v: unknown, i: number) => void, onNull: () => void = () => {}): void => {
+    for (let i = 0; i < n; i++) {
+      const v = cell(rows[i], field.name);
+      if (v === null || v === undefined) {
+        if (!field.nullable) throw badValue(i, field, v);
+        nulls++;
+        onNull();
+        continue;
+      }
+      valid[i] = 1;
+      convert(v, i);
+    }
+  };
+  const validity = (): Uint8Array | null => (nulls === 0 ? null : valid);
+  switch (field.type) {
+    case "string": {
+      const builder = new Utf8Builder(n);
+      each(
+        (v, i) => {
+          if (typeof v !== "string") throw badValue(i, field, v);
+          builder.appendString(v);
+        },
+        () => builder.endRow(),
+      );
+      const { offsets, bytes } = builder.finish();
+      return stringColumnOf(offsets, bytes, validity());
+    }
+    case "boolean": {
+      const values = new Uint8Array(n);
+      each((v, i) => {
+        if (typeof v !== "boolean") throw badValue(i, field, v);
+        values[i] = +v;
+      });
+      return boolColumnOf(values, validity());
+    }
+    case "float64":
+    case "int32":
+    case "int64":
+    case "timestamp": {
+      const values = new Float64Array(n);
+      const type = field.type;
+      each((v, i) => {
+        const x = type === "timestamp" ? timestampValue(v) : numberValue(v, type);
+        if (x === null) throw badValue(i, field, v);
+        values[i] = x;
+      });
+      return numberColumn(type, values, validity());
+    }
+    case "window": {
+      const starts = new Float64Array(n);
+      const ends = new Float64Array(n);
+      each((v, i) => {
+        const w = v as { start?: unknown; end?: unknown };
+        const start = typeof v === "object" ? timestampValue(w.start) : null;
+        const end = typeof v === "object" ? timestampValue(w.end) : null;
+        if (start === null || end === null) throw badValue(i, field, v);
+        starts[i] = start;
+        ends[i] = end;
+      });
+      return windowColumnOf(starts, ends, validity());
+    }
+    default:
+      return assertNever(field.type, "type");
+  }
+}
+
+/**
+ * Rows from a batch: timestamps as `Date`, windows as `{ start: Date, end: Date }`, int64 as
+ * number, nulls as null. Keys follow the field order.
+ */
+export function batchToRows(batch: Batch): Record<string, unknown>[] {
+  const n = batch.numRows;
+  const columns = batch.fields.map((f, c) => columnValues(batch.columns[c], f.type, n));
+  const names = batch.fields.map((f) => f.name);
+  // A column named "__proto__" must become an own property, not the row's prototype.
+  const plainNames = !names.includes("__proto__");
+  const rows: Record<string, unknown>[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < names.length; c++) {
+      if (plainNames) row[names[c]] = columns[c][i];
+      else Object.defineProperty(row, names[c], { value: columns[c][i], enumerable: true, writable: true, configurable: true });
+    }
+    rows[i] = row;
+  }
+  return rows;
+}
+
+function columnValues(data: arrow.Data, type: DType, n: number): unknown[] {
+  const valid = validityOf(data);
+  const out: unknown[] = new Array(n);
+  const fill = (value: (i: number) => unknown): unknown[] => {
+    for (let i = 0; i < n; i++) out[i] = valid === null || valid[i] ? value(i) : null;
+    return out;
+  };
+  switch (type) {
+    case "string": {
+      const view = stringsOf(data);
+      return fill((i) => stringAt(view, i));
+    }
+    case "boolean": {
+      const values = numbersOf(data);
+      return fill((i) => values[i] === 1);
+    }
+    case "float64":
+    case "int32":
+    case "int64": {
+      const values = numbersOf(data);
+      return fill((i) => values[i]);
+    }
+    case "timestamp": {
+      const values = numbersOf(data);
+      return fill((i) => new Date(values[i]));
+    }
+    case "window": {
+      const starts = numbersOf(data.children[0]);
+      const ends = numbersOf(data.children[1]);
+      return fill((i) => ({ start: new Date(starts[i]), end: new Date(ends[i]) }));
+    }
+    default:
+      return assertNever(type, "type");
+  }
+}

@@ -1,0 +1,85 @@
+import * as path from "node:path";
+import { CheckpointError } from "../errors/errors.js";
+import type { Offset } from "../sources/source.js";
+import { readTextIfExists, writeIfAbsent } from "./atomic-file.js";
+import { BatchLog, LOG_VERSION } from "./batch-log.js";
+
+/** `<checkpoint>/metadata`: which query owns the checkpoint and what it reads. */
+export interface CheckpointMetadata {
+  readonly id: string;
+  readonly version: number;
+  /** Source descriptions in plan order; a query with other sources may not reuse the folder. */
+  readonly sources: readonly string[];
+  /** Name of the stateful operator, if any, so state is not read by a different operator. */
+  readonly stateful: string | null;
+}
+
+/** `offsets/<batchId>`: written before a batch runs. */
+export interface OffsetsEntry {
+  readonly sources: readonly Offset[];
+  readonly batchWatermarkMs: number | null;
+  readonly batchTimestampMs: number;
+  /** Per watermark input, the watermark each input had reached, for the global min. */
+  readonly inputWatermarksMs: readonly (number | null)[];
+}
+
+/** `commits/<batchId>`: written after the sink accepted the batch. */
+export interface CommitEntry {
+  readonly nextBatchWatermarkMs: number | null;
+}
+
+/** The checkpoint folder of one query (DESIGN §7). */
+export class Checkpoint {
+  readonly offsets: BatchLog<OffsetsEntry>;
+  readonly commits: BatchLog<CommitEntry>;
+
+  constructor(readonly root: string) {
+    this.offsets = new BatchLog(path.join(root, "offsets"));
+    this.commits = new BatchLog(path.join(root, "commits"));
+  }
+
+  sourceDir(index: number): string {
+    return path.join(this.root, "sources", String(index));
+  }
+
+  get metadataFile(): string {
+    return path.join(this.root, "metadata");
+  }
+
+  /**
+   * Reads the metadata, or writes it for a new checkpoint. A checkpoint written for other sources
+   * or another stateful operator stops the query: continuing would mix two queries' offsets.
+   */
+  async claim(wanted: Omit<CheckpointMetadata, "id" | "version">, newId: string): Promise<CheckpointMetadata> {
+    const existing = await this.readMetadata();
+    if (existing) {
+      const sameSources = JSON.stringify(existing.sources) === JSON.stringify(wanted.sources);
+      if (!sameSources || existing.stateful !== wanted.stateful) {
+        throw new CheckpointError(
+          `checkpoint ${this.metadataFile} belongs to another query (sources ${JSON.stringify(existing.sources)}, stateful operator ${existing.stateful ?? "none"}); ` +
+            `this query reads ${JSON.stringify(wanted.sources)} with ${wanted.stateful ?? "no stateful operator"}. Use a new checkpointLocation.`,
+        );
+      }
+      return existing;
+    }
+    const meta: CheckpointMetadata = { id: newId, version: LOG_VERSION, ...wanted };
+    if (!(await writeIfAbsent(this.metadataFile, `${JSON.stringify(meta)}\n`))) return (await this.readMetadata())!;
+    return meta;
+  }
+
+  async readMetadata(): Promise<CheckpointMetadata | null> {
+    const text = await readTextIfExists(this.metadataFile);
+    if (text === null) return null;
+    let meta: CheckpointMetadata;
+    try {
+      meta = JSON.parse(text) as CheckpointMetadata;
+    } catch (e) {
+      throw new CheckpointError(`checkpoint file ${this.metadataFile} is corrupt: ${(e as Error).message}`, { cause: e });
+    }
+    if (typeof meta.id !== "string") throw new CheckpointError(`checkpoint file ${this.metadataFile} is corrupt: it has no query id`);
+    if (meta.version > LOG_VERSION) {
+      throw new CheckpointError(`checkpoint ${this.metadataFile} was written by a newer Sluice (version ${meta.version}); upgrade Sluice`);
+    }
+    return meta;
+  }
+}

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+
+/**
+ * zod schemas for every user-facing option. Option names follow Spark's. Values given as strings
+ * (as Spark's `option(key, "value")` always does) are coerced where Spark would accept them.
+ */
+
+const positiveInt = (what: string) =>
+  z.coerce.number().int(`${what} must be a whole number`).positive(`${what} must be greater than 0`);
+
+const duration = (option: string) =>
+  z.union([z.string(), z.number()]).transform((v, ctx) => {
+    try {
+      return parseDuration(v, option);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message.replace(`${option}: `, "") });
+      return z.NEVER;
+    }
+  });
+
+export const sessionOptionsSchema = z
+  .object({
+    /** Worker threads for tasks; 0 runs every task inline on the driver. */
+    workers: z.number().int("workers must be a whole number").min(0, "workers must be 0 (inline) or more").optional(),
+    /** Attempts per task before the batch fails (Spark's spark.task.maxFailures). */
+    maxTaskAttempts: z.number().int().min(1, "maxTaskAttempts must be at least 1").optional(),
+  })
+  .strict();
+export type SessionOptions = z.input<typeof sessionOptionsSchema>;
+
+export const rateOptionsSchema = z
+  .object({
+    rowsPerSecond: positiveInt("rowsPerSecond").default(1),
+    numPartitions: positiveInt("numPartitions").default(2),
+    rampUpTime: duration("rampUpTime").default(0),
+  })
+  .strict();
+
+export const readModeSchema = z.enum(["PERMISSIVE", "DROPMALFORMED", "FAILFAST"], {
+  error: "mode must be one of PERMISSIVE, DROPMALFORMED, FAILFAST",
+});
+
+export const jsonOptionsSchema = z
+  .object({
+    mode: z
+      .string()
+      .transform((s) => s.toUpperCase())
+      .pipe(readModeSchema)
+      .default("PERMISSIVE"),
+    columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
+    maxFilesPerTrigger: positiveInt("maxFilesPerTrigger").optional(),
+    pathGlobFilter: z.string().min(1).optional(),
+    /** Bytes per task when a large file is split (Spark's spark.sql.files.maxPartitionBytes). */
+    maxPartitionBytes: positiveInt("maxPartitionBytes").default(16 * 1024 * 1024),
+  })
+  .strict();
+
+export const outputModeSchema = z
+  .string()
+  .transform((s) => s.toLowerCase())
+  .pipe(z.enum(["append", "update", "complete"], { error: "outputMode must be append, update or complete" }));
+export type OutputMode = z.output<typeof outputModeSchema>;
+
+const TRIGGER_FORMS = 'trigger must be { processingTime: "1 second" }, { availableNow: true } or { once: true }';
+
+export const triggerSchema = z
+  .object(
+    {
+      processingTime: duration("processingTime").optional(),
+      availableNow: z.literal(true, { error: "availableNow must be true" }).optional(),
+      once: z.literal(true, { error: "once must be true" }).optional(),
+    },
+    { error: TRIGGER_FORMS },
+  )
+  .strict()
+  .refine((t) => Object.keys(t).length === 1, { message: TRIGGER_FORMS });
+export type TriggerInput = { processingTime: string | number } | { availableNow: true } | { once: true };
+export type Trigger =
+  | { readonly kind: "default" }
+  | { readonly kind: "processingTime"; readonly intervalMs: number }
+  | { readonly kind: "availableNow" }
+  | { readonly kind: "once" };
+
+export function toTrigger(t: z.output<typeof triggerSchema> | undefined): Trigger {
+  if (!t) return { kind: "default" };
+  if (t.processingTime !== undefined) return t.processingTime === 0 ? { kind: "default" } : { kind: "processingTime", intervalMs: t.processingTime };
+  if (t.availableNow) return { kind: "availableNow" };
+  return { kind: "once" };
+}
+
+export const consoleSinkOptionsSchema = z
+  .object({
+    numRows: positiveInt("numRows").default(20),
+    truncate: z
+      .union([z.boolean(), z.enum(["true", "false"]).transform((s) => s === "true")])
+      .default(true),
+  })
+  .strict();
+
+export const writerOptionsSchema = z
+  .object({
+    checkpointLocation: z.string().min(1, "checkpointLocation must be a directory path").optional(),
+  })
+  .passthrough();

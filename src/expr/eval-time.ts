@@ -1,0 +1,38 @@
+import { floorMod, hourOf, type TruncUnit, truncTimestamp } from "../kernels/temporal.js";
+import type { NumVec, WinVec } from "./eval-vec.js";
+
+/** Time functions over epoch-millisecond vectors, in UTC. */
+
+/** date_trunc(unit, ts); `unit === null` (a unit Spark does not know) gives null, as Spark. */
+export function dateTrunc(unit: TruncUnit | null, ts: NumVec, n: number): NumVec {
+  const out = new Float64Array(n);
+  if (unit === null) return { kind: "num", values: out, valid: new Uint8Array(n) };
+  const t = ts.values;
+  for (let i = 0; i < n; i++) out[i] = truncTimestamp(unit, t[i]);
+  return { kind: "num", values: out, valid: ts.valid };
+}
+
+/** hour(ts): 0-23 in UTC. */
+export function hour(ts: NumVec, n: number): NumVec {
+  const out = new Float64Array(n);
+  const t = ts.values;
+  for (let i = 0; i < n; i++) out[i] = hourOf(t[i]);
+  return { kind: "num", values: out, valid: ts.valid };
+}
+
+/**
+ * The tumbling window holding each time: start = t - ((t - startMs) mod size), with a mod that is
+ * never negative so times before the epoch (or before startMs) fall into the right window.
+ * A null time gives a null window.
+ */
+export function tumblingWindow(time: NumVec, sizeMs: number, startMs: number, n: number): WinVec {
+  const start = new Float64Array(n);
+  const end = new Float64Array(n);
+  const t = time.values;
+  for (let i = 0; i < n; i++) {
+    const s = t[i] - floorMod(t[i] - startMs, sizeMs);
+    start[i] = s;
+    end[i] = s + sizeMs;
+  }
+  return { kind: "win", start, end, valid: time.valid };
+}

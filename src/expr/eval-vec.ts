@@ -1,0 +1,162 @@
+import * as arrow from "apache-arrow";
+import type { Batch } from "../batch/batch.js";
+import { unpackBits } from "../kernels/bits.js";
+import { boolColumnOf, numberColumn, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { materializeStrings, numbersOf, stringsOf, type StringsView, validityOf } from "../kernels/columns.js";
+import { encodeUtf8 } from "../kernels/utf8.js";
+import type { ColType, DType } from "../types/dtype.js";
+import { assertNever } from "./ast.js";
+
+/**
+ * The in-flight representation of an expression's value while a batch is evaluated. Each Sluice
+ * type has one shape, chosen so kernels run on plain typed arrays:
+ *
+ * - numbers and timestamps: float64 values (epoch ms for timestamps; int32 results are kept
+ *   wrapped to 32 bits, int64 results are exact up to 2^53);
+ * - booleans: one byte per row;
+ * - strings: offsets + bytes, possibly through dictionary indices (constants are a one-entry
+ *   dictionary, so they cost no per-row bytes);
+ * - windows: start and end in epoch ms.
+ *
+ * `valid` holds one byte per row (1 = not null), or null when no row is null. Values at null rows
+ * are unspecified. Vectors are immutable once built: kernels always write fresh arrays, because a
+ * vector may share its arrays with an input column. `source` is the column a vector was read
+ * from, so pass-through columns leave evaluation without a copy.
+ */
+export type Vec = NumVec | BoolVec | StrVec | WinVec;
+
+interface VecBase {
+  readonly valid: Uint8Array | null;
+  readonly source?: arrow.Data;
+}
+export interface NumVec extends VecBase {
+  readonly kind: "num";
+  readonly values: Float64Array;
+}
+export interface BoolVec extends VecBase {
+  readonly kind: "bool";
+  readonly values: Uint8Array;
+}
+export interface StrVec extends VecBase {
+  readonly kind: "str";
+  readonly strings: StringsView;
+}
+export interface WinVec extends VecBase {
+  readonly kind: "win";
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+}
+
+/** A literal's value, already coerced to its node's type (numbers: epoch ms for timestamps). */
+export interface Constant {
+  readonly value: number | string | boolean | null;
+}
+
+/**
+ * An expression compiled against one input schema: its type, its value when it is a literal
+ * (so operators can pick scalar kernels), and the function that evaluates it over a batch.
+ */
+export interface Compiled {
+  readonly type: ColType;
+  readonly constant: Constant | null;
+  readonly run: (batch: Batch) => Vec;
+  /**
+   * For an input column taken as it is (`col`, an alias of it, a cast to its own type): the column,
+   * or null when it must be computed after all (a member of a window that has nulls). Lets
+   * evaluation hand the column on without reading it into a vector first.
+   */
+  readonly passThrough?: (batch: Batch) => arrow.Data | null;
+}
+
+/** Reads a column of Sluice type `type` (zero-copy where the Arrow layout allows). */
+export function vecOf(data: arrow.Data, type: DType): Vec {
+  const valid = validityOf(data);
+  switch (type) {
+    case "float64":
+    case "int32":
+    case "int64":
+    case "timestamp":
+      return { kind: "num", values: numbersOf(data), valid, source: data };
+    case "boolean":
+      return { kind: "bool", values: boolBytes(data), valid, source: data };
+    case "string":
+      return { kind: "str", strings: stringsOf(data), valid, source: data };
+    case "window":
+      return { kind: "win", start: numbersOf(data.children[0]), end: numbersOf(data.children[1]), valid, source: data };
+    default:
+      return assertNever(type, "type");
+  }
+}
+
+function boolBytes(data: arrow.Data): Uint8Array {
+  return unpackBits(data.values as Uint8Array, data.offset, data.length);
+}
+
+/** Builds the column of Sluice type `type` holding a vector's `n` rows. */
+export function dataOf(vec: Vec, type: DType, n: number): arrow.Data {
+  if (vec.source) return vec.source;
+  switch (vec.kind) {
+    case "num":
+      if (type === "boolean" || type === "string" || type === "window") throw new Error(`internal: numbers for a ${type} column`);
+      return numberColumn(type, vec.values.length === n ? vec.values : vec.values.subarray(0, n), vec.valid);
+    case "bool":
+      return boolColumnOf(vec.values, vec.valid);
+    case "str": {
+      const { offsets, bytes } = materializeStrings(vec.strings, n);
+      return stringColumnOf(offsets, bytes, vec.valid);
+    }
+    case "win":
+      return windowColumnOf(vec.start, vec.end, vec.valid);
+    default:
+      return assertNever(vec, "vector");
+  }
+}
+
+/** A vector holding the same value on each of `n` rows (all null when the value is null). */
+export function constantVec(constant: Constant, type: DType, n: number): Vec {
+  const { value } = constant;
+  const valid = value === null ? new Uint8Array(n) : null;
+  switch (type) {
+    case "float64":
+    case "int32":
+    case "int64":
+    case "timestamp":
+      return { kind: "num", values: new Float64Array(n).fill(typeof value === "number" ? value : 0), valid };
+    case "boolean":
+      return { kind: "bool", values: new Uint8Array(n).fill(value === true ? 1 : 0), valid };
+    case "string": {
+      const bytes = typeof value === "string" ? encodeUtf8(value) : new Uint8Array(0);
+      return { kind: "str", strings: { offsets: Int32Array.of(0, bytes.length), bytes, indices: new Int32Array(n) }, valid };
+    }
+    case "window":
+      return { kind: "win", start: new Float64Array(n), end: new Float64Array(n), valid: new Uint8Array(n) };
+    default:
+      return assertNever(type, "type");
+  }
+}
+
+/** Narrowing helpers: the compiler checked the types, so a mismatch is an internal error. */
+export function asNum(v: Vec): NumVec {
+  if (v.kind !== "num") throw new Error(`internal: expected numbers, got ${v.kind}`);
+  return v;
+}
+export function asBool(v: Vec): BoolVec {
+  if (v.kind !== "bool") throw new Error(`internal: expected booleans, got ${v.kind}`);
+  return v;
+}
+export function asStr(v: Vec): StrVec {
+  if (v.kind !== "str") throw new Error(`internal: expected strings, got ${v.kind}`);
+  return v;
+}
+export function asWin(v: Vec): WinVec {
+  if (v.kind !== "win") throw new Error(`internal: expected windows, got ${v.kind}`);
+  return v;
+}
+
+/** A validity vector with the rows of `valid` (or all rows) that also satisfy `keep` (fresh). */
+export function restrictValidity(valid: Uint8Array | null, keep: Uint8Array): Uint8Array {
+  const out = new Uint8Array(keep.length);
+  if (valid === null) out.set(keep);
+  else for (let i = 0; i < keep.length; i++) out[i] = valid[i] & keep[i];
+  return out;
+}

@@ -1,0 +1,104 @@
+/**
+ * Finds which schema field a JSON key names, comparing UTF-8 bytes so that no key is ever turned
+ * into a JavaScript string.
+ *
+ * Two ways in. Records of one stream nearly always list their keys in the same order, so the
+ * decoder first asks `keyAt` whether the raw key at a position is the field that followed the
+ * previous one last time: one pass over the key's bytes, with no scan before it. Otherwise the key
+ * is scanned and looked up with `match`: names are hashed by (length, first byte, last byte)
+ * into a small open-addressing table and a hit is confirmed byte by byte; unknown keys usually
+ * miss on the first probe.
+ */
+
+const encoder = new TextEncoder();
+
+export const NO_FIELD = -1;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function keyHash(src: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  if (length === 0) return 0;
+  const h = Math.imul(length, 0x9e3779b1) ^ Math.imul(src[start]!, 0x85ebca6b) ^ Math.imul(src[end - 1]!, 0xc2b2ae35);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/** A name whose raw JSON key could differ from its bytes (it needs escaping) is never guessed. */
+function needsEscaping(bytes: Uint8Array): boolean {
+  return bytes.some((b) => b === QUOTE || b === BACKSLASH || b < 0x20);
+}
+
+export class FieldMatcher {
+  /** All names' UTF-8 bytes back to back; field f's name is `nameBytes[nameStarts[f], nameStarts[f + 1])`. */
+  private readonly nameBytes: Uint8Array;
+  private readonly nameStarts: Int32Array;
+  private readonly guessable: Uint8Array;
+  /** Slot -> field index + 1 (0 = empty). */
+  private readonly table: Int32Array;
+  private readonly mask: number;
+
+  /** `names[f]` is field f's name, or null for a field that is not read from JSON keys. */
+  constructor(names: readonly (string | null)[]) {
+    const encoded = names.map((n) => (n === null ? null : encoder.encode(n)));
+    this.nameStarts = new Int32Array(names.length + 1);
+    for (let f = 0; f < encoded.length; f++) this.nameStarts[f + 1] = this.nameStarts[f]! + (encoded[f]?.length ?? 0);
+    this.nameBytes = new Uint8Array(this.nameStarts[names.length]!);
+    this.guessable = new Uint8Array(names.length);
+    encoded.forEach((bytes, f) => {
+      if (bytes === null) return;
+      this.nameBytes.set(bytes, this.nameStarts[f]!);
+      this.guessable[f] = needsEscaping(bytes) ? 0 : 1;
+    });
+
+    let size = 8;
+    while (size < names.length * 4) size *= 2;
+    this.table = new Int32Array(size);
+    this.mask = size - 1;
+    encoded.forEach((bytes, f) => {
+      if (bytes === null) return;
+      let slot = keyHash(this.nameBytes, this.nameStarts[f]!, this.nameStarts[f + 1]!) & this.mask;
+      while (this.table[slot] !== 0) slot = (slot + 1) & this.mask;
+      this.table[slot] = f + 1;
+    });
+  }
+
+  /**
+   * True when the raw key starting with the quote at `p` is exactly field f's name (so the key
+   * ends at `p + nameLength(f) + 1`). False says nothing: the key may still name f with escapes.
+   */
+  keyAt(f: number, src: Uint8Array, p: number): boolean {
+    if (this.guessable[f] === 0) return false;
+    const from = this.nameStarts[f]!;
+    const length = this.nameStarts[f + 1]! - from;
+    const bytes = this.nameBytes;
+    const start = p + 1;
+    if (start + length >= src.length) return false;
+    for (let i = 0; i < length; i++) if (bytes[from + i] !== src[start + i]) return false;
+    return src[start + length] === QUOTE;
+  }
+
+  nameLength(f: number): number {
+    return this.nameStarts[f + 1]! - this.nameStarts[f]!;
+  }
+
+  /** The field named by the unescaped key `src[start, end)`, or NO_FIELD. */
+  match(src: Uint8Array, start: number, end: number): number {
+    const table = this.table;
+    let slot = keyHash(src, start, end) & this.mask;
+    for (;;) {
+      const entry = table[slot]!;
+      if (entry === 0) return NO_FIELD;
+      if (this.sameBytes(entry - 1, src, start, end)) return entry - 1;
+      slot = (slot + 1) & this.mask;
+    }
+  }
+
+  private sameBytes(f: number, src: Uint8Array, start: number, end: number): boolean {
+    const from = this.nameStarts[f]!;
+    const length = this.nameStarts[f + 1]! - from;
+    if (length !== end - start) return false;
+    const bytes = this.nameBytes;
+    for (let i = 0; i < length; i++) if (bytes[from + i] !== src[start + i]) return false;
+    return true;
+  }
+}

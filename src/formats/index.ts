@@ -1,0 +1,2 @@
+export { decodeJsonLines } from "./json-lines.js";
+export type { DecodeOptions, DecodeResult } from "./json-lines.js";

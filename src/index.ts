@@ -1,0 +1,69 @@
+/**
+ * Sluice: Spark Structured Streaming semantics for TypeScript, on Apache Arrow.
+ * Everything public is exported from here.
+ */
+export { Session } from "./api/session.js";
+export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.js";
+export { GroupedData } from "./api/grouped-data.js";
+export { Column, type SortOrder, type Operand } from "./api/column.js";
+export { MemoryStream } from "./api/memory-stream.js";
+export { DataStreamReader, DataFrameReader, type RateSchema, type StreamFormat } from "./api/readers.js";
+export { DataStreamWriter, type ForeachBatchFunction, type SinkFormat } from "./api/data-stream-writer.js";
+export * as functions from "./api/functions.js";
+export {
+  col,
+  lit,
+  count,
+  sum,
+  avg,
+  min,
+  max,
+  first,
+  last,
+  lower,
+  upper,
+  length,
+  concat,
+  substring,
+  to_timestamp,
+  date_trunc,
+  hour,
+  not,
+  negate,
+  when,
+  window,
+  session_window,
+  type TruncUnit,
+} from "./api/functions.js";
+export { StreamingQuery } from "./runtime/streaming-query.js";
+export { StreamingQueryManager } from "./runtime/query-manager.js";
+export type {
+  StreamingQueryListener,
+  QueryStartedEvent,
+  QueryProgressEvent,
+  QueryIdleEvent,
+  QueryTerminatedEvent,
+} from "./runtime/listener.js";
+export type {
+  StreamingQueryProgress,
+  StreamingQueryStatus,
+  StateOperatorProgress,
+  SourceProgress,
+  SinkProgress,
+  EventTimeProgress,
+  DurationMs,
+} from "./runtime/progress.js";
+export type { OutputMode, SessionOptions, TriggerInput } from "./config/options.js";
+export {
+  SluiceError,
+  AnalysisError,
+  OptionError,
+  MalformedRecordError,
+  CheckpointError,
+  StreamingQueryException,
+} from "./errors/errors.js";
+export type { ColType, DType, Field, Fields, RowOf, SchemaShape, WindowValue } from "./types/dtype.js";
+export type { SchemaOfZod } from "./schema/zod-schema.js";
+export type { Batch } from "./batch/batch.js";
+export { toRecordBatch } from "./batch/batch.js";
+export * as testing from "./testing/stream-test.js";

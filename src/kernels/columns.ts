@@ -1,0 +1,221 @@
+import * as arrow from "apache-arrow";
+import { readValidity } from "../batch/batch.js";
+import { assertNever } from "../expr/ast.js";
+import { unpackBits } from "./bits.js";
+import { decodeUtf8 } from "./utf8.js";
+
+/**
+ * Typed-array views of Arrow columns for kernels. These follow Arrow JS's slicing convention (see
+ * bits.ts): value buffers and offsets are already sliced, only bitmaps start at `data.offset`.
+ *
+ * 64-bit integers and timestamps are read as float64 through 32-bit word pairs, so no BigInt enters
+ * a loop; values beyond 2^53 lose precision, which Sluice documents for int64.
+ */
+
+const TWO_32 = 4294967296;
+const MS_PER_DAY = 86_400_000;
+
+/** Any numeric, boolean, timestamp or date column as float64 (epoch ms for times). */
+export function numbersOf(data: arrow.Data): Float64Array {
+  const type = data.type;
+  const n = data.length;
+  if (arrow.DataType.isFloat(type) && type.precision === arrow.Precision.DOUBLE) {
+    const v = data.values as Float64Array;
+    return v.length === n ? v : v.subarray(0, n);
+  }
+  if (arrow.DataType.isBool(type)) return Float64Array.from(unpackBits(data.values as Uint8Array, data.offset, n));
+  if (arrow.DataType.isTimestamp(type)) return scaled(words64(data, true), timestampScale(type.unit));
+  if (arrow.DataType.isDate(type)) {
+    return type.unit === arrow.DateUnit.DAY ? scaled(copyNumbers(data.values as Int32Array, n), [MS_PER_DAY, 1]) : words64(data, true);
+  }
+  if (arrow.DataType.isInt(type) && type.bitWidth === 64) return words64(data, type.isSigned);
+  if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type)) {
+    if (arrow.DataType.isFloat(type) && type.precision === arrow.Precision.HALF) {
+      throw new TypeError("float16 columns are not supported; cast them to float64 first");
+    }
+    return copyNumbers(data.values as ArrayLike<number>, n);
+  }
+  throw new TypeError(`column of Arrow type ${type} is not numeric`);
+}
+
+function copyNumbers(values: ArrayLike<number>, n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = values[i];
+  return out;
+}
+
+function words64(data: arrow.Data, signed: boolean): Float64Array {
+  const v = data.values as BigInt64Array;
+  const words = new Int32Array(v.buffer, v.byteOffset, data.length * 2);
+  const out = new Float64Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const hi = signed ? words[2 * i + 1] : words[2 * i + 1] >>> 0;
+    out[i] = hi * TWO_32 + (words[2 * i] >>> 0);
+  }
+  return out;
+}
+
+/** Milliseconds per unit, as a fraction [multiplier, divisor] so that the division stays exact. */
+function timestampScale(unit: arrow.TimeUnit): [number, number] {
+  switch (unit) {
+    case arrow.TimeUnit.SECOND:
+      return [1000, 1];
+    case arrow.TimeUnit.MILLISECOND:
+      return [1, 1];
+    case arrow.TimeUnit.MICROSECOND:
+      return [1, 1000];
+    case arrow.TimeUnit.NANOSECOND:
+      return [1, 1_000_000];
+    default:
+      return assertNever(unit, "time unit");
+  }
+}
+
+/** Rescales in place to milliseconds; finer units are floored, as Spark truncates precision. */
+function scaled(values: Float64Array, [multiplier, divisor]: [number, number]): Float64Array {
+  if (multiplier === 1 && divisor === 1) return values;
+  for (let i = 0; i < values.length; i++) values[i] = Math.floor((values[i] * multiplier) / divisor);
+  return values;
+}
+
+/** Per-row validity (1 = valid), or null when the column has no nulls. */
+export function validityOf(data: arrow.Data): Uint8Array | null {
+  return readValidity(data);
+}
+
+/**
+ * A string column as offsets + bytes. Row i is entry `indices ? indices[i] : i`, whose bytes are
+ * `bytes[offsets[e] .. offsets[e + 1])`. Dictionary columns keep their indices, so per-string work
+ * (comparisons, lower/upper) can run once per distinct value. Null rows always point at a valid
+ * entry, so kernels may read them without checks.
+ */
+export interface StringsView {
+  readonly offsets: Int32Array;
+  readonly bytes: Uint8Array;
+  readonly indices: Int32Array | null;
+}
+
+export function stringsOf(data: arrow.Data): StringsView {
+  const type = data.type;
+  if (arrow.DataType.isUtf8(type) || arrow.DataType.isBinary(type)) {
+    return { offsets: data.valueOffsets as Int32Array, bytes: data.values as Uint8Array, indices: null };
+  }
+  if (arrow.DataType.isLargeUtf8(type)) {
+    const wide = data.valueOffsets as unknown as BigInt64Array;
+    const words = new Int32Array(wide.buffer, wide.byteOffset, (data.length + 1) * 2);
+    const offsets = new Int32Array(data.length + 1);
+    for (let i = 0; i <= data.length; i++) offsets[i] = words[2 * i];
+    return { offsets, bytes: data.values as Uint8Array, indices: null };
+  }
+  if (arrow.DataType.isDictionary(type)) return dictionaryStrings(data);
+  throw new TypeError(`column of Arrow type ${type} is not a string column`);
+}
+
+function dictionaryStrings(data: arrow.Data): StringsView {
+  const dictionary = data.dictionary;
+  if (!dictionary) throw new TypeError("dictionary column without a dictionary");
+  const chunks = dictionary.data.map((d) => stringsOf(d));
+  let entries = flattenEntries(chunks, dictionary.data.map((d) => d.length));
+  if (entries.offsets.length === 1) entries = { offsets: Int32Array.of(0, 0), bytes: new Uint8Array(0), indices: null };
+  const raw = dictionaryCodes(data);
+  const valid = validityOf(data);
+  const needsCopy = !(raw instanceof Int32Array) || valid !== null;
+  const indices = needsCopy ? new Int32Array(data.length) : (raw as Int32Array).subarray(0, data.length);
+  if (needsCopy) for (let i = 0; i < data.length; i++) indices[i] = valid === null || valid[i] ? raw[i] : 0;
+  return { offsets: entries.offsets, bytes: entries.bytes, indices };
+}
+
+/** Dictionary codes as numbers; 64-bit codes are read through their low word (dictionaries are small). */
+function dictionaryCodes(data: arrow.Data): ArrayLike<number> {
+  const values = data.values as ArrayBufferView;
+  if (!(values instanceof BigInt64Array || values instanceof BigUint64Array)) return values as unknown as ArrayLike<number>;
+  const words = new Int32Array(values.buffer, values.byteOffset, data.length * 2);
+  const codes = new Int32Array(data.length);
+  for (let i = 0; i < data.length; i++) codes[i] = words[2 * i];
+  return codes;
+}
+
+function flattenEntries(chunks: readonly StringsView[], lengths: readonly number[]): StringsView {
+  if (chunks.length === 1) return chunks[0];
+  return { ...concatStrings(chunks.map((view, k) => ({ view, rows: lengths[k] }))), indices: null };
+}
+
+/** Offsets (starting at 0) and bytes of several string views one after another. */
+export function concatStrings(parts: readonly { readonly view: StringsView; readonly rows: number }[]): { offsets: Int32Array; bytes: Uint8Array } {
+  // Plain views are copied as one byte range each; dictionary views are resolved first.
+  const flat = parts.map(({ view, rows }) => (view.indices === null ? { offsets: view.offsets, bytes: view.bytes, rows } : { ...materializeStrings(view, rows), rows }));
+  const totalRows = flat.reduce((sum, p) => sum + p.rows, 0);
+  const offsets = new Int32Array(totalRows + 1);
+  const bytes = new Uint8Array(flat.reduce((sum, p) => sum + p.offsets[p.rows] - p.offsets[0], 0));
+  let row = 0;
+  let pos = 0;
+  for (const p of flat) {
+    const base = p.offsets[0];
+    for (let i = 1; i <= p.rows; i++) offsets[row + i] = pos + p.offsets[i] - base;
+    bytes.set(p.bytes.subarray(base, p.offsets[p.rows]), pos);
+    row += p.rows;
+    pos += p.offsets[p.rows] - base;
+  }
+  return { offsets, bytes };
+}
+
+/** Offsets (starting at 0) and bytes of the first `n` rows of a view, resolving dictionary indices. */
+export function materializeStrings(view: StringsView, n: number): { offsets: Int32Array; bytes: Uint8Array } {
+  const { offsets, bytes, indices } = view;
+  if (indices === null && offsets[0] === 0 && offsets[n] === bytes.length) return { offsets: offsets.subarray(0, n + 1), bytes };
+  const out = new Int32Array(n + 1);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const e = indices === null ? i : indices[i];
+    total += offsets[e + 1] - offsets[e];
+    out[i + 1] = total;
+  }
+  const outBytes = new Uint8Array(total);
+  // Consecutive entries are adjacent in the byte buffer, so each run of consecutive indices (common
+  // in selection vectors, which are sorted) is copied as one range.
+  let i = 0;
+  while (i < n) {
+    let j = i + 1;
+    if (indices === null) j = n;
+    else while (j < n && indices[j] === indices[j - 1] + 1) j++;
+    const start = offsets[indices === null ? i : indices[i]];
+    const end = offsets[(indices === null ? j - 1 : indices[j - 1]) + 1];
+    copyBytes(bytes, start, end, outBytes, out[i]);
+    i = j;
+  }
+  return { offsets: out, bytes: outBytes };
+}
+
+/** Copies bytes [start, end) of `src` to `dst` at `at`; short ranges skip the subarray allocation. */
+function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): void {
+  const len = end - start;
+  if (len < 32) for (let k = 0; k < len; k++) dst[at + k] = src[start + k];
+  else dst.set(src.subarray(start, end), at);
+}
+
+/** Row i of a view as a JavaScript string (validity is the caller's business). */
+export function stringAt(view: StringsView, i: number): string {
+  return entryText(view, view.indices === null ? i : view.indices[i]);
+}
+
+/** Entry e of a view (a dictionary value, or a row of a plain view) as a JavaScript string. */
+export function entryText(view: StringsView, e: number): string {
+  return decodeUtf8(view.bytes, view.offsets[e], view.offsets[e + 1]);
+}
+
+/** Number of entries a view's per-entry work runs over: the dictionary size, or the row count. */
+export function entryCount(view: StringsView, rows: number): number {
+  return view.indices === null ? rows : view.offsets.length - 1;
+}
+
+/**
+ * Spreads per-entry results (see `entryCount`) over the rows: the identity for plain views, a
+ * lookup through the indices for dictionary views.
+ */
+export function spreadEntries<T extends Float64Array | Uint8Array>(perEntry: T, view: StringsView, n: number): T {
+  const indices = view.indices;
+  if (indices === null) return perEntry;
+  const out = new (perEntry.constructor as new (n: number) => T)(n);
+  for (let i = 0; i < n; i++) out[i] = perEntry[indices[i]];
+  return out;
+}

@@ -1,0 +1,92 @@
+import type { Batch } from "../batch/batch.js";
+import { assertNever } from "../expr/ast.js";
+import { compileExpr } from "../expr/compile.js";
+import type { Vec } from "../expr/eval-vec.js";
+import type { SortKey } from "../plan/logical.js";
+import { entryCount, spreadEntries, type StringsView } from "./columns.js";
+import { compareDoubles } from "./compare.js";
+import { takeRows } from "./gather.js";
+import { compareUtf8 } from "./utf8.js";
+
+/**
+ * ORDER BY with Spark's rules: multi-key, stable, nulls first when ascending and last when
+ * descending, NaN larger than every other number. Every key is reduced to float64 values (strings
+ * to their rank in byte order, windows to start then end), so the comparator reads typed arrays
+ * only.
+ */
+
+interface NumericKey {
+  readonly values: Float64Array;
+  readonly valid: Uint8Array | null;
+  readonly descending: boolean;
+}
+
+/** The rows of `batch` ordered by `orders`. */
+export function sortBatch(batch: Batch, orders: readonly SortKey[]): Batch {
+  const n = batch.numRows;
+  if (n <= 1 || orders.length === 0) return batch;
+  const keys = orders.flatMap((o) => numericKeys(compileExpr(o.expr, batch.fields).run(batch), !o.ascending, n));
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => compareRows(keys, a, b));
+  for (let i = 0; i < n; i++) if (order[i] !== i) return takeRows(batch, order);
+  return batch;
+}
+
+function compareRows(keys: readonly NumericKey[], a: number, b: number): number {
+  for (let k = 0; k < keys.length; k++) {
+    const { values, valid, descending } = keys[k];
+    let c: number;
+    const va = valid === null ? 1 : valid[a];
+    const vb = valid === null ? 1 : valid[b];
+    if (va & vb) c = compareDoubles(values[a], values[b]);
+    else c = va - vb; // null sorts as the smallest value
+    if (c !== 0) return descending ? -c : c;
+  }
+  return a - b; // equal keys keep their input order: the sort is stable whatever the engine does
+}
+
+function numericKeys(vec: Vec, descending: boolean, n: number): NumericKey[] {
+  switch (vec.kind) {
+    case "num":
+      return [{ values: vec.values, valid: vec.valid, descending }];
+    case "bool":
+      return [{ values: Float64Array.from(vec.values), valid: vec.valid, descending }];
+    case "str":
+      return [{ values: stringRanks(vec.strings, n), valid: vec.valid, descending }];
+    case "win":
+      return [
+        { values: vec.start, valid: vec.valid, descending },
+        { values: vec.end, valid: vec.valid, descending },
+      ];
+    default:
+      return assertNever(vec, "vector");
+  }
+}
+
+/**
+ * Each row's dense rank among the distinct strings of the view in byte (code point) order: equal
+ * strings share a rank. Dictionary views rank their dictionary once.
+ */
+export function stringRanks(view: StringsView, n: number): Float64Array {
+  const entries = entryCount(view, n);
+  const { offsets, bytes } = view;
+  const byValue = new Int32Array(entries);
+  for (let e = 0; e < entries; e++) byValue[e] = e;
+  const cmp = (x: number, y: number): number => compareUtf8(bytes, offsets[x], offsets[x + 1], bytes, offsets[y], offsets[y + 1]);
+  byValue.sort(cmp);
+  const rankOfEntry = new Float64Array(entries);
+  let rank = 0;
+  for (let k = 0; k < entries; k++) {
+    if (k > 0 && cmp(byValue[k - 1], byValue[k]) !== 0) rank++;
+    rankOfEntry[byValue[k]] = rank;
+  }
+  return spreadEntries(rankOfEntry, view, n);
+}
+
+/** The first `n` rows, without copying (Arrow slices share the buffers). */
+export function limitBatch(batch: Batch, n: number): Batch {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`limit must be a non-negative integer, got ${n}`);
+  if (n >= batch.numRows) return batch;
+  return { fields: batch.fields, columns: batch.columns.map((c) => c.slice(0, n)), numRows: n };
+}

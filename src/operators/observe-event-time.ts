@@ -1,0 +1,22 @@
+import { type Batch, column, readNumbers, readValidity } from "../batch/batch.js";
+import type { EventTimeStats } from "../workers/protocol.js";
+
+/** Min, max, sum and count of an event-time column (nulls ignored), folded into `prev`. */
+export function observeEventTime(batch: Batch, name: string, prev: EventTimeStats | null): EventTimeStats | null {
+  const data = column(batch, name);
+  const times = readNumbers(data);
+  const valid = readValidity(data);
+  let min = prev?.min ?? Infinity;
+  let max = prev?.max ?? -Infinity;
+  let sum = prev?.sum ?? 0;
+  let count = prev?.count ?? 0;
+  for (let i = 0; i < times.length; i++) {
+    if (valid && !valid[i]) continue;
+    const t = times[i]!;
+    if (t < min) min = t;
+    if (t > max) max = t;
+    sum += t;
+    count++;
+  }
+  return count === 0 ? null : { min, max, sum, count };
+}

@@ -1,0 +1,34 @@
+import { outputName } from "../expr/resolve.js";
+import { describeSource } from "../sources/source.js";
+import { type LogicalPlan, planChildren } from "./logical.js";
+
+/** The logical plan as an indented tree, roughly as Spark's `explain()` prints it. */
+export function explainPlan(p: LogicalPlan, depth = 0): string {
+  const line = `${depth === 0 ? "" : `${"   ".repeat(depth - 1)}+- `}${describe(p)}`;
+  return [line, ...planChildren(p).map((c) => explainPlan(c, depth + 1))].join("\n");
+}
+
+function describe(p: LogicalPlan): string {
+  switch (p.kind) {
+    case "source":
+      return `${p.streaming ? "StreamingRelation" : "Relation"} ${describeSource(p.source)}`;
+    case "project":
+      return `Project [${p.exprs.map(outputName).join(", ")}]`;
+    case "filter":
+      return `Filter ${outputName(p.condition)}`;
+    case "union":
+      return "Union";
+    case "watermark":
+      return `EventTimeWatermark ${p.column}, ${p.delayMs} ms`;
+    case "aggregate":
+      return `Aggregate [${p.keys.map(outputName).join(", ")}], [${p.aggs.map(outputName).join(", ")}]`;
+    case "deduplicate":
+      return `${p.withinWatermark ? "DeduplicateWithinWatermark" : "Deduplicate"} [${p.columns.join(", ")}]`;
+    case "sort":
+      return `Sort [${p.orders.map((o) => `${outputName(o.expr)} ${o.ascending ? "ASC" : "DESC"}`).join(", ")}]`;
+    case "limit":
+      return `Limit ${p.n}`;
+    case "join":
+      return `Join ${p.joinType === "left" ? "LeftOuter" : "Inner"}, using [${p.on.join(", ")}]`;
+  }
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from "node:crypto";
+import { StreamingQueryException } from "../errors/errors.js";
+import type { ListenerBus } from "./listener.js";
+import type { MicroBatchExecution } from "./micro-batch-execution.js";
+import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
+
+/** Progress reports kept per query (Spark's spark.sql.streaming.numRecentProgressUpdates). */
+const RECENT_PROGRESS = 100;
+
+/**
+ * A running streaming query, as Spark's `StreamingQuery`: identity (`id` survives restarts from
+ * the same checkpoint, `runId` is new per start), status, progress, and control.
+ */
+export class StreamingQuery {
+  readonly runId = randomUUID();
+  private progressLog: StreamingQueryProgress[] = [];
+  private failure: StreamingQueryException | null = null;
+  private active = true;
+  private readonly terminated: Promise<void>;
+  private execution: MicroBatchExecution | null = null;
+
+  /** @internal */
+  constructor(
+    private idValue: string,
+    readonly name: string | null,
+    private readonly bus: ListenerBus,
+    start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; id: string; done: Promise<void> }>,
+    private readonly cleanup: () => Promise<void>,
+  ) {
+    this.terminated = this.launch(start);
+    // Failures surface through awaitTermination/exception; never as an unhandled rejection.
+    this.terminated.catch(() => undefined);
+  }
+
+  private async launch(start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; id: string; done: Promise<void> }>): Promise<void> {
+    try {
+      const { execution, id, done } = await start(this);
+      this.execution = execution;
+      this.idValue = id;
+      this.bus.post("onQueryStarted", { id: this.id, runId: this.runId, name: this.name, timestamp: new Date().toISOString() });
+      await done;
+    } catch (e) {
+      this.failure = new StreamingQueryException(
+        `Query ${this.name ?? ""} [id = ${this.id}, runId = ${this.runId}] terminated with exception: ${(e as Error)?.message ?? String(e)}`,
+        this.id,
+        this.runId,
+        e,
+      );
+    } finally {
+      this.active = false;
+      await this.cleanup().catch(() => undefined);
+      this.bus.post("onQueryTerminated", { id: this.id, runId: this.runId, exception: this.failure });
+    }
+    if (this.failure) throw this.failure;
+  }
+
+  /** Unique across restarts from the same checkpoint. */
+  get id(): string {
+    return this.idValue;
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  /** The error that stopped the query, or null. */
+  get exception(): StreamingQueryException | null {
+    return this.failure;
+  }
+
+  get status(): StreamingQueryStatus {
+    return this.execution?.status ?? { message: this.active ? "Initializing sources" : "Stopped", isDataAvailable: false, isTriggerActive: false };
+  }
+
+  get lastProgress(): StreamingQueryProgress | null {
+    return this.progressLog.at(-1) ?? null;
+  }
+
+  get recentProgress(): readonly StreamingQueryProgress[] {
+    return this.progressLog;
+  }
+
+  /** @internal */
+  recordProgress(p: StreamingQueryProgress): void {
+    this.progressLog.push(p);
+    if (this.progressLog.length > RECENT_PROGRESS) this.progressLog.shift();
+    this.bus.post("onQueryProgress", { progress: p });
+  }
+
+  /** @internal */
+  recordIdle(): void {
+    this.bus.post("onQueryIdle", { id: this.id, runId: this.runId, timestamp: new Date().toISOString() });
+  }
+
+  /**
+   * Waits for the query to end. Rejects with the `StreamingQueryException` if it failed. With a
+   * timeout, resolves to whether the query ended within it.
+   */
+  async awaitTermination(timeoutMs?: number): Promise<boolean> {
+    if (timeoutMs === undefined) {
+      await this.terminated;
+      return true;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.terminated.then(() => true as const), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Waits until every row available in the sources when called has been processed and committed
+   * (for tests, as Spark's). Rejects if the query fails meanwhile.
+   */
+  async processAllAvailable(): Promise<void> {
+    while (!this.execution && this.active) await new Promise((r) => setTimeout(r, 1));
+    if (!this.active || !this.execution) {
+      if (this.failure) throw this.failure;
+      return;
+    }
+    await Promise.race([this.execution.waitUntilIdle(), this.terminated]);
+    if (this.failure) throw this.failure;
+  }
+
+  /** Stops the query after the batch in flight and waits until it has stopped. */
+  async stop(): Promise<void> {
+    while (!this.execution && this.active) await new Promise((r) => setTimeout(r, 1));
+    this.execution?.requestStop();
+    await this.terminated.catch(() => undefined);
+  }
+
+  toString(): string {
+    return `StreamingQuery[id=${this.id}, runId=${this.runId}, name=${this.name ?? ""}]`;
+  }
+}

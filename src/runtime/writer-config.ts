@@ -1,0 +1,14 @@
+import type { Batch } from "../batch/batch.js";
+import type { OutputMode, Trigger } from "../config/options.js";
+
+/** A validated `writeStream` configuration, as the query manager receives it. */
+export interface WriterConfig {
+  readonly outputMode: OutputMode;
+  readonly trigger: Trigger;
+  readonly queryName: string | null;
+  readonly checkpointLocation: string | null;
+  readonly sink:
+    | { readonly kind: "console"; readonly numRows: number; readonly truncate: boolean }
+    | { readonly kind: "memory" }
+    | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown };
+}

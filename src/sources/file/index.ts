@@ -1,0 +1,10 @@
+export { listFiles, isDataFileName } from "./list-files.js";
+export type { ListedFile, ListFilesOptions } from "./list-files.js";
+export { globToRegExp } from "./glob.js";
+export { planFileSplits } from "./plan-splits.js";
+export type { FileSplit } from "./plan-splits.js";
+export { readSplit, readSplitSync } from "./read-split.js";
+export type { ByteRange, SplitBytes } from "./read-split.js";
+export { lineNumberAt, lineNumberAtSync } from "./line-number.js";
+export { decodeFileSplit, decodeFileSplitSync } from "./decode-split.js";
+export type { SplitDecodeOptions } from "./decode-split.js";

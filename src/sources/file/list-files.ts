@@ -1,0 +1,56 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { SluiceError } from "../../errors/errors.js";
+import { globToRegExp } from "./glob.js";
+import { osErrorText } from "./os-error.js";
+
+export interface ListedFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface ListFilesOptions {
+  /** Only file names matching this glob are listed (see `glob.ts`); null lists every data file. */
+  readonly pathGlobFilter: string | null;
+}
+
+/**
+ * Names Spark treats as not data: hidden files, names starting with `_` (`_SUCCESS`,
+ * `_temporary`, metadata) and files still being copied in by `hadoop fs -put` (`._COPYING_`).
+ */
+export function isDataFileName(name: string): boolean {
+  return !name.startsWith(".") && !name.startsWith("_") && !name.endsWith("._COPYING_");
+}
+
+/**
+ * The data files directly inside `dir` (not in subdirectories), oldest first: by modification
+ * time, then by path, which is the order a file stream source picks up new files in. A file that
+ * disappears while the directory is being listed is left out.
+ */
+export async function listFiles(dir: string, options: ListFilesOptions): Promise<ListedFile[]> {
+  const filter = options.pathGlobFilter === null ? null : globToRegExp(options.pathGlobFilter);
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    throw new SluiceError(`cannot list input directory ${dir}: ${osErrorText(e)}`, { cause: e });
+  }
+  const candidates = entries.filter(
+    (entry) => !entry.isDirectory() && isDataFileName(entry.name) && (filter === null || filter.test(entry.name)),
+  );
+  const listed = await Promise.all(candidates.map((entry) => statFile(join(dir, entry.name))));
+  const files = listed.filter((f): f is ListedFile => f !== null);
+  return files.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Size and modification time of a regular file (following links); null when it is gone or not a file. */
+async function statFile(path: string): Promise<ListedFile | null> {
+  try {
+    const s = await stat(path);
+    return s.isFile() ? { path, size: s.size, mtimeMs: s.mtimeMs } : null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new SluiceError(`cannot read input file ${path}: ${osErrorText(e)}`, { cause: e });
+  }
+}

@@ -1,0 +1,52 @@
+import type { SourceDesc } from "../plan/logical.js";
+import type { InputSplit } from "../workers/protocol.js";
+
+/** A source offset: any JSON value; each source defines its own shape. Written as-is to the offsets log. */
+export type Offset = unknown;
+
+/**
+ * A streaming source as the micro-batch loop sees it (Spark's `SupportsAdmissionControl` shape):
+ * the driver asks for the latest offset it may read up to, records it in the offsets log, and
+ * asks for the splits between two offsets. Reading the data happens in workers, from the splits.
+ */
+export interface StreamSource {
+  /** Shown as `sources[].description` in progress. */
+  readonly description: string;
+  /** The offset before any data; batch 0 reads from here. */
+  initialOffset(): Offset;
+  /**
+   * The offset the next batch should end at, honouring rate limits (maxFilesPerTrigger...).
+   * Equal to `start` when there is nothing new.
+   */
+  latestOffset(start: Offset): Promise<Offset>;
+  /** The newest offset available regardless of rate limits, for lag and availableNow. */
+  reportLatestOffset(): Promise<Offset>;
+  /** Input splits covering (start, end]; one task each. */
+  planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]>;
+  /** Called after batch `end` committed: data before it will not be asked for again. */
+  commit(end: Offset): void;
+  /** Extra numeric metrics for progress, reset per batch (e.g. malformed records). */
+  stop(): Promise<void>;
+}
+
+/** A static source: all its data as splits, for batch queries and the static side of joins. */
+export interface StaticSource {
+  splits(): Promise<readonly InputSplit[]>;
+}
+
+export function sameOffset(a: Offset, b: Offset): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function describeSource(desc: SourceDesc): string {
+  switch (desc.format) {
+    case "memory":
+      return `MemoryStream[${desc.fields.map((f) => f.name).join(",")}]`;
+    case "rate":
+      return `RateStreamV2[rowsPerSecond=${desc.rowsPerSecond}, rampUpTimeSeconds=${desc.rampUpTimeMs / 1000}, numPartitions=${desc.numPartitions}]`;
+    case "json":
+      return `FileStreamSource[${desc.path}]`;
+    case "table":
+      return `Table[${desc.tableId}]`;
+  }
+}

@@ -1,0 +1,92 @@
+import type { StateStore, StateStoreOptions, StateStoreProvider } from "./state-store.js";
+import type { StateTable } from "./state-table.js";
+import { VersionedStateStore, retentionOf, type ShardHistory } from "./versioned-store.js";
+
+/** Committed versions of one shard, in memory. */
+class MemoryShardHistory implements ShardHistory {
+  private readonly versions = new Map<number, StateTable>();
+  /** Whether version 0 was ever committed (it then holds data rather than the initial state). */
+  private committedZero = false;
+  readonly description: string;
+
+  constructor(
+    id: string,
+    private readonly retain: number,
+  ) {
+    this.description = `memory (shard ${id})`;
+  }
+
+  committed(version: number): StateTable | null {
+    return this.versions.get(version) ?? null;
+  }
+
+  /** -1, and 0 unless it was committed (Spark numbers the state of batch N as version N + 1). */
+  isInitialVersion(version: number): boolean {
+    return version < 0 || (version === 0 && !this.committedZero);
+  }
+
+  keptVersions(): number[] {
+    return [...this.versions.keys()].sort((a, b) => a - b);
+  }
+
+  /** Committing version N again (a re-run of batch N) replaces it and drops any later versions. */
+  record(version: number, table: StateTable): void {
+    for (const v of [...this.versions.keys()]) if (v >= version || v <= version - this.retain) this.versions.delete(v);
+    this.versions.set(version, table);
+    if (version === 0) this.committedZero = true;
+  }
+
+  latest(): number {
+    const kept = this.keptVersions();
+    return kept.length ? kept[kept.length - 1]! : -1;
+  }
+}
+
+/**
+ * Keeps committed state versions in memory: the last `minBatchesToRetain` versions of every
+ * shard. State survives stopping and restarting a query inside one process when the restarted
+ * query gets the same provider, which `forCheckpoint` arranges per checkpoint location.
+ */
+export class InMemoryStateStoreProvider implements StateStoreProvider {
+  private static readonly byCheckpoint = new Map<string, InMemoryStateStoreProvider>();
+
+  /** The provider of a checkpoint location, created on first use. */
+  static forCheckpoint(location: string, options: StateStoreOptions = {}): InMemoryStateStoreProvider {
+    let provider = InMemoryStateStoreProvider.byCheckpoint.get(location);
+    if (!provider) {
+      provider = new InMemoryStateStoreProvider(options);
+      InMemoryStateStoreProvider.byCheckpoint.set(location, provider);
+    }
+    return provider;
+  }
+
+  /** Forgets a checkpoint location's state (its directory was deleted, or a test is done). */
+  static forget(location: string): void {
+    InMemoryStateStoreProvider.byCheckpoint.delete(location);
+  }
+
+  private readonly shards = new Map<string, MemoryShardHistory>();
+  readonly minBatchesToRetain: number;
+
+  constructor(options: StateStoreOptions = {}) {
+    this.minBatchesToRetain = retentionOf(options.minBatchesToRetain);
+  }
+
+  load(operatorId: number, version: number, partition = 0): StateStore {
+    return new VersionedStateStore(operatorId, partition, version, this.shard(operatorId, partition));
+  }
+
+  latestVersion(operatorId: number, partition = 0): number {
+    return this.shard(operatorId, partition).latest();
+  }
+
+  private shard(operatorId: number, partition: number): MemoryShardHistory {
+    const id = `${operatorId}/${partition}`;
+    let shard = this.shards.get(id);
+    if (!shard) {
+      shard = new MemoryShardHistory(id, this.minBatchesToRetain);
+      this.shards.set(id, shard);
+    }
+    return shard;
+  }
+}

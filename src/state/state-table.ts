@@ -1,0 +1,201 @@
+import type { ColumnView } from "../kernels/hash-table-columns.js";
+import type { EncodedKeys } from "../kernels/hash-table-keys.js";
+import { KeyHashTable } from "../kernels/hash-table.js";
+import { BytesStateColumn, F64StateColumn, type StateColumn } from "./state-columns.js";
+
+export type StateColumnKind = StateColumn["kind"];
+
+export interface StateColumnSpec {
+  readonly name: string;
+  readonly kind: StateColumnKind;
+}
+
+/** The value columns of a state table; the key is always the encoded key words. */
+export type StateSchema = readonly StateColumnSpec[];
+
+export function sameSchema(a: StateSchema, b: StateSchema): boolean {
+  return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.kind === b[i]!.kind);
+}
+
+export function describeSchema(schema: StateSchema): string {
+  return `[${schema.map((c) => `${c.name}: ${c.kind}`).join(", ")}]`;
+}
+
+/**
+ * One version of an operator's state: key -> row, columnar. Keys (encoded words, see
+ * `kernels/hash-table-keys.ts`) live in a typed-array hash table whose group id is the row's
+ * slot; values live in typed-array columns indexed by slot. No per-row objects: cloning a
+ * version for a commit is a few array copies.
+ *
+ * Slots stay stable while a batch works (removal only marks a slot dead, and its values stay
+ * readable); `compact` renumbers them at commit. Each slot carries an "updated" flag, which makes
+ * the rows changed in the current version cheap to list (update-mode output, metrics, deltas).
+ */
+export class StateTable {
+  private keys: KeyHashTable;
+  private cols: StateColumn[];
+  private updated: Uint8Array;
+
+  constructor(
+    readonly schema: StateSchema,
+    expectedRows = 16,
+  ) {
+    this.keys = new KeyHashTable(expectedRows);
+    const capacity = Math.max(16, expectedRows);
+    this.cols = schema.map((c) => (c.kind === "f64" ? new F64StateColumn(capacity) : new BytesStateColumn(capacity)));
+    this.updated = new Uint8Array(capacity);
+  }
+
+  /** Live rows. */
+  get size(): number {
+    return this.keys.size;
+  }
+
+  /** Slots handed out (live or removed): per-slot arrays of callers need this many entries. */
+  get slotCount(): number {
+    return this.keys.groupCount;
+  }
+
+  /** The key table, for decoding keys (`decodeKeys(keyTable.keyArena, keyTable.keyStarts, ...)`). */
+  get keyTable(): KeyHashTable {
+    return this.keys;
+  }
+
+  /** The slot of an encoded key (see `kernels/hash-table-keys.ts`), or -1 when absent. */
+  get(key: Int32Array): number {
+    return this.keys.findKey(key, 0, key.length);
+  }
+
+  /** The slot of an encoded key, inserting an empty row (zeros, values null) when absent; marks it updated. */
+  put(key: Int32Array, from = 0, to = key.length): number {
+    const slot = this.keys.findOrInsertKey(key, from, to);
+    if (this.keys.lastInserted) this.initSlots(slot, slot + 1);
+    this.markUpdated(slot);
+    return slot;
+  }
+
+  /**
+   * The slot of each encoded key, inserting empty rows for new keys (`isNew[i]` = 1 for the row
+   * that inserted). Does not mark rows updated: callers mark the rows they change.
+   */
+  upsert(keys: EncodedKeys, out: Int32Array, isNew: Uint8Array | null = null): number {
+    const before = this.keys.groupCount;
+    const created = this.keys.findOrInsert(keys, out, isNew);
+    if (created > 0) this.initSlots(before, this.keys.groupCount);
+    return created;
+  }
+
+  /** Slots of the encoded keys, -1 where absent. */
+  lookup(keys: EncodedKeys, out: Int32Array): void {
+    this.keys.find(keys, out);
+  }
+
+  isLive(slot: number): boolean {
+    return this.keys.isLive(slot);
+  }
+
+  keyOf(slot: number): Int32Array {
+    return this.keys.keyOf(slot);
+  }
+
+  markUpdated(slot: number): void {
+    this.updated[slot] = 1;
+  }
+
+  isUpdated(slot: number): boolean {
+    return this.updated[slot] === 1;
+  }
+
+  /** Removes a row; its values stay readable through its slot until the next `compact`. */
+  remove(slot: number): void {
+    this.keys.remove(slot);
+  }
+
+  /** Every live slot, in slot order. */
+  liveSlots(): Int32Array {
+    return this.slotsWhere(() => true);
+  }
+
+  /** Live slots updated since the last `clearUpdated`. */
+  updatedSlots(): Int32Array {
+    return this.slotsWhere((s) => this.updated[s] === 1);
+  }
+
+  /** Live slots whose f64 column `col` is valid and at or below `limit` (eviction by watermark). */
+  slotsAtOrBelow(col: number, limit: number): Int32Array {
+    const c = this.f64(col);
+    return this.slotsWhere((s) => c.valid[s] === 1 && c.values[s]! <= limit);
+  }
+
+  f64(col: number): F64StateColumn {
+    const c = this.cols[col]!;
+    if (c.kind !== "f64") throw new Error(`state column "${this.schema[col]!.name}" is not f64`);
+    return c;
+  }
+
+  bytes(col: number): BytesStateColumn {
+    const c = this.cols[col]!;
+    if (c.kind !== "bytes") throw new Error(`state column "${this.schema[col]!.name}" is not bytes`);
+    return c;
+  }
+
+  column(col: number): StateColumn {
+    return this.cols[col]!;
+  }
+
+  /** A view of a value column indexed by slot (valid until the column next grows). */
+  view(col: number): ColumnView {
+    return this.cols[col]!.view();
+  }
+
+  clearUpdated(): void {
+    this.updated.fill(0);
+  }
+
+  /** Drops removed rows and renumbers slots densely; true when slots changed. */
+  compact(): boolean {
+    const mapping = this.keys.compact();
+    if (mapping === null) return false;
+    const count = this.keys.groupCount;
+    this.cols = this.cols.map((c) => c.compacted(mapping, count));
+    const updated = new Uint8Array(Math.max(16, count * 2));
+    for (let old = 0; old < mapping.length; old++) if (mapping[old]! >= 0) updated[mapping[old]!] = this.updated[old]!;
+    this.updated = updated;
+    return true;
+  }
+
+  clone(): StateTable {
+    const copy = Object.create(StateTable.prototype) as StateTable;
+    const count = this.keys.groupCount;
+    (copy as { schema: StateSchema }).schema = this.schema;
+    copy.keys = this.keys.clone();
+    copy.cols = this.cols.map((c) => c.cloned(count));
+    copy.updated = this.updated.slice(0, Math.max(16, count));
+    return copy;
+  }
+
+  memoryBytes(): number {
+    return this.keys.memoryBytes() + this.updated.byteLength + this.cols.reduce((n, c) => n + c.memoryBytes(), 0);
+  }
+
+  private slotsWhere(pick: (slot: number) => boolean): Int32Array {
+    const n = this.keys.groupCount;
+    const out = new Int32Array(this.keys.size);
+    let k = 0;
+    for (let s = 0; s < n; s++) if (this.keys.isLive(s) && pick(s)) out[k++] = s;
+    return out.subarray(0, k);
+  }
+
+  private initSlots(from: number, to: number): void {
+    for (const c of this.cols) {
+      c.ensure(to);
+      for (let s = from; s < to; s++) c.clear(s);
+    }
+    if (this.updated.length < to) {
+      const updated = new Uint8Array(Math.max(to, this.updated.length * 2));
+      updated.set(this.updated);
+      this.updated = updated;
+    }
+    this.updated.fill(0, from, to);
+  }
+}

@@ -1,0 +1,255 @@
+import * as os from "node:os";
+import * as path from "node:path";
+import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import type { DataFrame } from "../api/data-frame.js";
+import type { MemoryStream } from "../api/memory-stream.js";
+import type { Session } from "../api/session.js";
+import { batchToRows } from "../batch/rows.js";
+import { type OutputMode, type TriggerInput, toTrigger, triggerSchema } from "../config/options.js";
+import type { StreamingQueryProgress } from "../runtime/progress.js";
+import type { StreamingQuery } from "../runtime/streaming-query.js";
+import type { RowOf, SchemaShape } from "../types/dtype.js";
+
+/**
+ * StreamTest: a test is a list of actions run against one streaming query, as in Spark's own
+ * test suite. Checks wait for everything added so far to be processed, compare rows exactly
+ * (order-insensitive unless the query sorts), and on failure print every action with the failing
+ * one marked, the rows the sink holds and the last progress.
+ *
+ * ```ts
+ * await testStream(counts, "update").run(
+ *   addData(words, { word: "cat", time: t("12:07") }),
+ *   checkLastBatch({ word: "cat", count: 1 }),
+ *   stopStream(), startStream(),
+ *   checkAnswer({ word: "cat", count: 1 }),
+ * );
+ * ```
+ */
+
+type Row = Record<string, unknown>;
+
+export type StreamAction =
+  | { readonly kind: "addData"; readonly stream: MemoryStream<any>; readonly rows: readonly Row[] }
+  | { readonly kind: "checkLastBatch"; readonly rows: readonly Row[]; readonly ordered: boolean }
+  | { readonly kind: "checkAnswer"; readonly rows: readonly Row[]; readonly ordered: boolean }
+  | { readonly kind: "checkNewAnswer"; readonly rows: readonly Row[] }
+  | { readonly kind: "assertWatermark"; readonly ms: number | null }
+  | { readonly kind: "assertProgress"; readonly check: (p: StreamingQueryProgress) => void }
+  | { readonly kind: "stopStream" }
+  | { readonly kind: "startStream" }
+  | { readonly kind: "expectFailure"; readonly pattern: RegExp | string }
+  | { readonly kind: "execute"; readonly name: string; readonly fn: (q: StreamingQuery) => unknown };
+
+export const addData = <S extends SchemaShape>(stream: MemoryStream<S>, ...rows: RowOf<S>[]): StreamAction => ({ kind: "addData", stream, rows });
+/** The rows of the most recent batch equal `rows` (in any order). */
+export const checkLastBatch = (...rows: Row[]): StreamAction => ({ kind: "checkLastBatch", rows, ordered: false });
+/** The rows of the most recent batch equal `rows`, in this order. */
+export const checkLastBatchInOrder = (...rows: Row[]): StreamAction => ({ kind: "checkLastBatch", rows, ordered: true });
+/** Everything the sink holds equals `rows`: the whole result in complete mode, all emitted rows otherwise. */
+export const checkAnswer = (...rows: Row[]): StreamAction => ({ kind: "checkAnswer", rows, ordered: false });
+export const checkAnswerInOrder = (...rows: Row[]): StreamAction => ({ kind: "checkAnswer", rows, ordered: true });
+/** The rows emitted since the previous check equal `rows`. */
+export const checkNewAnswer = (...rows: Row[]): StreamAction => ({ kind: "checkNewAnswer", rows });
+/** The watermark in force after the last batch (epoch ms, a Date, or null for none yet). */
+export const assertWatermark = (at: number | Date | null): StreamAction => ({ kind: "assertWatermark", ms: at instanceof Date ? at.getTime() : at });
+export const assertProgress = (check: (p: StreamingQueryProgress) => void): StreamAction => ({ kind: "assertProgress", check });
+export const stopStream = (): StreamAction => ({ kind: "stopStream" });
+export const startStream = (): StreamAction => ({ kind: "startStream" });
+/** The query fails with an error whose message matches. */
+export const expectFailure = (pattern: RegExp | string): StreamAction => ({ kind: "expectFailure", pattern });
+export const execute = (name: string, fn: (q: StreamingQuery) => unknown): StreamAction => ({ kind: "execute", name, fn });
+
+export interface StreamTestOptions {
+  readonly checkpointLocation?: string;
+  readonly trigger?: TriggerInput;
+}
+
+export function testStream<S extends SchemaShape>(df: DataFrame<S>, outputMode: OutputMode, options: StreamTestOptions = {}): StreamTest {
+  return new StreamTest(df, outputMode, options);
+}
+
+export class StreamTest {
+  private readonly batches = new Map<number, Row[]>();
+  private query: StreamingQuery | null = null;
+  private seenRows = 0;
+  private readonly checkpoint: string;
+
+  constructor(
+    private readonly df: DataFrame<any>,
+    private readonly outputMode: OutputMode,
+    private readonly options: StreamTestOptions,
+  ) {
+    this.checkpoint = options.checkpointLocation ?? path.join(os.tmpdir(), "sluice-stream-test", randomUUID());
+  }
+
+  private start(): void {
+    const session = this.df.session as Session;
+    this.query = session.startStream(this.df.plan, {
+      outputMode: this.outputMode,
+      trigger: toTrigger(this.options.trigger ? triggerSchema.parse(this.options.trigger) : undefined),
+      queryName: null,
+      checkpointLocation: this.checkpoint,
+      sink: {
+        kind: "foreachBatch",
+        fn: (batch, batchId) => {
+          this.batches.set(batchId, batchToRows(batch));
+        },
+      },
+    });
+  }
+
+  /** Rows the sink holds: the last batch in complete mode, every batch's rows otherwise. */
+  private allRows(): Row[] {
+    const ids = [...this.batches.keys()].sort((a, b) => a - b);
+    if (this.outputMode === "complete") return ids.length ? this.batches.get(ids.at(-1)!)! : [];
+    return ids.flatMap((id) => this.batches.get(id)!);
+  }
+
+  private lastBatch(): Row[] {
+    const ids = [...this.batches.keys()].sort((a, b) => a - b);
+    return ids.length ? this.batches.get(ids.at(-1)!)! : [];
+  }
+
+  async run(...actions: StreamAction[]): Promise<void> {
+    this.start();
+    let step = 0;
+    try {
+      for (; step < actions.length; step++) await this.perform(actions[step]!);
+      await this.query?.stop();
+      if (this.query?.exception) throw this.query.exception;
+    } catch (e) {
+      await this.query?.stop().catch(() => undefined);
+      throw new Error(this.report(actions, step, e as Error), { cause: e });
+    }
+  }
+
+  private async settle(): Promise<void> {
+    if (!this.query) throw new Error("the stream is stopped: add startStream() before checking results");
+    await this.query.processAllAvailable();
+  }
+
+  private async perform(a: StreamAction): Promise<void> {
+    switch (a.kind) {
+      case "addData":
+        a.stream.addData(...(a.rows as never[]));
+        return;
+      case "checkLastBatch":
+        await this.settle();
+        return compareRows("last batch", this.lastBatch(), a.rows, a.ordered);
+      case "checkAnswer":
+        await this.settle();
+        return compareRows("answer", this.allRows(), a.rows, a.ordered);
+      case "checkNewAnswer": {
+        await this.settle();
+        const all = this.allRows();
+        const fresh = this.outputMode === "complete" ? all : all.slice(this.seenRows);
+        this.seenRows = all.length;
+        return compareRows("new rows", fresh, a.rows, false);
+      }
+      case "assertWatermark": {
+        await this.settle();
+        const wm = this.query!.lastProgress?.eventTime.watermark;
+        const actual = wm === undefined ? null : Date.parse(wm);
+        if (actual !== a.ms) throw new Error(`watermark is ${wm ?? "unset"}, expected ${a.ms === null ? "unset" : new Date(a.ms).toISOString()}`);
+        return;
+      }
+      case "assertProgress": {
+        await this.settle();
+        const p = this.query!.lastProgress;
+        if (!p) throw new Error("no progress reported yet");
+        a.check(p);
+        return;
+      }
+      case "stopStream":
+        await this.query?.stop();
+        if (this.query?.exception) throw this.query.exception;
+        this.query = null;
+        return;
+      case "startStream":
+        if (this.query?.isActive) throw new Error("startStream(): the stream is already running");
+        this.start();
+        return;
+      case "expectFailure": {
+        const q = this.query!;
+        try {
+          await q.processAllAvailable();
+          await q.awaitTermination(5000);
+        } catch {
+          // expected: examined below
+        }
+        const err = q.exception;
+        if (!err) throw new Error(`expected the query to fail with ${String(a.pattern)}, but it did not fail`);
+        const text = `${err.message}\n${(err.cause as Error)?.message ?? ""}`;
+        const ok = typeof a.pattern === "string" ? text.includes(a.pattern) : a.pattern.test(text);
+        if (!ok) throw new Error(`the query failed, but not as expected (${String(a.pattern)}): ${err.message}`);
+        this.query = null;
+        return;
+      }
+      case "execute":
+        await this.settle();
+        await a.fn(this.query!);
+        return;
+    }
+  }
+
+  private report(actions: readonly StreamAction[], failed: number, e: Error): string {
+    const lines = actions.map((a, i) => `${i === failed ? "=> " : "   "}${describe(a)}`);
+    const progress = this.query?.lastProgress ?? null;
+    return [
+      `stream test failed at step ${failed + 1}: ${e.message}`,
+      "",
+      "actions:",
+      ...lines,
+      "",
+      `sink (${this.outputMode} mode), by batch:`,
+      ...[...this.batches.entries()].sort((a, b) => a[0] - b[0]).map(([id, rows]) => `  ${id}: ${show(rows)}`),
+      "",
+      `last progress: ${progress ? JSON.stringify(progress, null, 2) : "none"}`,
+    ].join("\n");
+  }
+}
+
+function describe(a: StreamAction): string {
+  switch (a.kind) {
+    case "addData":
+      return `addData(${show(a.rows)})`;
+    case "checkLastBatch":
+    case "checkAnswer":
+      return `${a.kind}${a.ordered ? "InOrder" : ""}(${show(a.rows)})`;
+    case "checkNewAnswer":
+      return `checkNewAnswer(${show(a.rows)})`;
+    case "assertWatermark":
+      return `assertWatermark(${a.ms === null ? "null" : new Date(a.ms).toISOString()})`;
+    case "expectFailure":
+      return `expectFailure(${String(a.pattern)})`;
+    case "execute":
+      return `execute(${a.name})`;
+    default:
+      return `${a.kind}()`;
+  }
+}
+
+/** Rows as comparable plain data: Dates become ISO strings. */
+function normalize(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.map(normalize);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalize(x)]));
+  return v;
+}
+
+function show(rows: readonly Row[]): string {
+  return JSON.stringify(normalize(rows));
+}
+
+function compareRows(what: string, actual: readonly Row[], expected: readonly Row[], ordered: boolean): void {
+  const a = actual.map(normalize);
+  const e = expected.map(normalize);
+  // Sort by a key-order-independent text so expected rows may list columns in any order.
+  const key = (r: unknown) => JSON.stringify(Object.entries(r as Row).sort(([x], [y]) => x.localeCompare(y)));
+  const sa = ordered ? a : [...a].sort((x, y) => key(x).localeCompare(key(y)));
+  const se = ordered ? e : [...e].sort((x, y) => key(x).localeCompare(key(y)));
+  if (!isDeepStrictEqual(sa, se)) {
+    throw new Error(`${what} differs${ordered ? " (in order)" : ""}:\n  expected ${JSON.stringify(se)}\n  actual   ${JSON.stringify(sa)}`);
+  }
+}

@@ -1,0 +1,20 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+/** A fresh temporary folder; `write(name, lines)` adds a JSON-lines file; `remove()` deletes it all. */
+export function tempDir(prefix = "sluice-test-") {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return {
+    dir,
+    path: (...parts: string[]) => path.join(dir, ...parts),
+    write(name: string, lines: readonly (string | object)[]): string {
+      const file = path.join(dir, name);
+      writeFileSync(file, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n");
+      return file;
+    },
+    remove(): void {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
