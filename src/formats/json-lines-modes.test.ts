@@ -108,13 +108,16 @@ describe("bad records", () => {
     ['{"s":"v",}', `expected '"' to start a field name after field "s", found '}'`],
     ['{"s":}', "expected a value, found '}'"],
     ['{"b":"yes"}', 'field "b" expects boolean, got string "yes"'],
+    ['{"f":"INF"}', 'field "f" expects float64, got string "INF"'],
+    ['{"f":"1.5"}', 'field "f" expects float64, got string "1.5"'],
+    ['{"f":[1.5]}', 'field "f" expects float64, got array'],
     ['{"n":{"a":1}}', 'field "n" expects int64, got object'],
     ['{"t":"2023-02-29T00:00:00Z"}', 'field "t" expects timestamp, got string "2023-02-29T00:00:00Z"'],
     ['{"t":true}', 'field "t" expects timestamp, got boolean true'],
     ['{"n":9223372036854775808}', 'field "n" expects int64, got number 9223372036854775808 (out of range)'],
     [`{"x":${"[".repeat(1001)}${"]".repeat(1001)}}`, "nesting deeper than 1000 levels"],
   ])("FAILFAST message for %s", (line, detail) => {
-    const schema = [field("s", "string"), field("n", "int64"), field("b", "boolean"), field("t", "timestamp")];
+    const schema = [field("s", "string"), field("n", "int64"), field("b", "boolean"), field("t", "timestamp"), field("f", "float64")];
     expect(() => decodeJsonLines(new TextEncoder().encode(line), schema, options("FAILFAST"))).toThrow(`at line 1 of ${FILE}: ${detail}`);
   });
 

@@ -32,7 +32,7 @@ export interface JsonReadOptions {
   /** Column that receives the raw text of malformed lines in PERMISSIVE mode, when present in the schema. */
   readonly columnNameOfCorruptRecord: string;
   readonly maxFilesPerTrigger: number | null;
-  /** Only files whose name matches this glob-like suffix are read, e.g. "*.jsonl". */
+  /** Only files whose whole name matches this glob are read, e.g. "*.jsonl" (Spark's pathGlobFilter). */
   readonly pathGlobFilter: string | null;
 }
 

@@ -21,7 +21,7 @@ export interface ReadRequest {
 export type ReadPlan<T> = Generator<ReadRequest, T, number>;
 
 function readError(path: string, error: unknown): SluiceError {
-  return error instanceof SluiceError ? error : new SluiceError(`cannot read input file ${path}: ${osErrorText(error)}`, { cause: error });
+  return new SluiceError(`cannot read input file ${path}: ${osErrorText(error)}`, { cause: error });
 }
 
 export function readFileSync<T>(path: string, plan: ReadPlan<T>): T {
@@ -35,11 +35,15 @@ export function readFileSync<T>(path: string, plan: ReadPlan<T>): T {
     let step = plan.next(0);
     while (!step.done) {
       const r = step.value;
-      step = plan.next(readSync(fd, r.buffer, r.offset, r.length, r.position));
+      let got: number;
+      try {
+        got = readSync(fd, r.buffer, r.offset, r.length, r.position);
+      } catch (e) {
+        throw readError(path, e);
+      }
+      step = plan.next(got);
     }
     return step.value;
-  } catch (e) {
-    throw readError(path, e);
   } finally {
     closeSync(fd);
   }
@@ -56,12 +60,15 @@ export async function readFileAsync<T>(path: string, plan: ReadPlan<T>): Promise
     let step = plan.next(0);
     while (!step.done) {
       const r = step.value;
-      const { bytesRead } = await handle.read(r.buffer, r.offset, r.length, r.position);
-      step = plan.next(bytesRead);
+      let got: number;
+      try {
+        got = (await handle.read(r.buffer, r.offset, r.length, r.position)).bytesRead;
+      } catch (e) {
+        throw readError(path, e);
+      }
+      step = plan.next(got);
     }
     return step.value;
-  } catch (e) {
-    throw readError(path, e);
   } finally {
     await handle.close();
   }

@@ -107,5 +107,7 @@ describe("readSplit", () => {
       new SluiceError(`cannot read input file ${missing}: ENOENT: no such file or directory`),
     );
     expect(() => readSplitSync({ path: missing, start: 0, end: 10 })).toThrow(`cannot read input file ${missing}: ENOENT: no such file or directory`);
+    const directory = fileURLToPath(new URL("../../../fixtures/json", import.meta.url));
+    expect(() => readSplitSync({ path: directory, start: 0, end: 10 })).toThrow(`cannot read input file ${directory}: EISDIR: illegal operation on a directory`);
   });
 });
