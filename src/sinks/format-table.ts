@@ -39,7 +39,9 @@ export function formatTable(batch: Batch, numRows = 20, truncate = true): string
   );
   const widths = header.map((h, i) => Math.max(3, h.length, ...cells.map((c) => c[i]!.length)));
   const line = `+${widths.map((w) => "-".repeat(w)).join("+")}+`;
-  const fmt = (vals: string[]) => `|${vals.map((v, i) => v.padStart(widths[i]!)).join("|")}|`;
+  // As Spark: cells are right-aligned when truncating, left-aligned otherwise.
+  const pad = (v: string, w: number) => (truncate ? v.padStart(w) : v.padEnd(w));
+  const fmt = (vals: string[]) => `|${vals.map((v, i) => pad(v, widths[i]!)).join("|")}|`;
   const out = [line, fmt(header), line, ...cells.map(fmt), line];
   if (batch.numRows > shown) out.push(`only showing top ${shown} row${shown === 1 ? "" : "s"}`);
   return `${out.join("\n")}\n`;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { Piscina } from "piscina";
 import { AnalysisError, MalformedRecordError, OptionError, SluiceError } from "../errors/errors.js";
 import type { Task, TaskResult } from "./protocol.js";
@@ -109,6 +110,8 @@ export class TaskPool {
     }
     let failure: { error: unknown } | null = null;
     const batchCancel = new AbortController();
+    // One listener per task in the batch is expected, however many tasks there are.
+    setMaxListeners(tasks.length + 10, batchCancel.signal);
     const runs = tasks.map((task) =>
       this.runWithRetries(task, () => this.destroyed || failure !== null, batchCancel.signal).catch((error: unknown) => {
         if (failure === null) {

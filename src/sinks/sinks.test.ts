@@ -1,0 +1,115 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { col, count, window } from "../api/functions.js";
+import { at, withSession } from "../testing/fixtures.js";
+import { ConsoleSink } from "./console-sink.js";
+import { rowsToBatch } from "../batch/rows.js";
+
+const Word = z.object({ word: z.string(), time: z.date() });
+
+describe("console sink", () => {
+  it("prints each batch as Spark's console sink does", async () => {
+    const out: string[] = [];
+    const sink = new ConsoleSink({ numRows: 20, truncate: true }, (t) => out.push(t));
+    const batch = rowsToBatch(
+      [
+        { window: { start: at("10:00"), end: at("10:01") }, word: "a very long word indeed, longer than twenty", n: 2 },
+        { window: { start: at("10:01"), end: at("10:02") }, word: null, n: 1 },
+      ],
+      [
+        { name: "window", type: "window", nullable: false },
+        { name: "word", type: "string", nullable: true },
+        { name: "n", type: "int64", nullable: false },
+      ],
+    );
+    await sink.addBatch(3, batch);
+    expect(out.join("")).toBe(
+      [
+        "-------------------------------------------",
+        "Batch: 3",
+        "-------------------------------------------",
+        "+--------------------+--------------------+---+",
+        "|              window|                word|  n|",
+        "+--------------------+--------------------+---+",
+        "|{2026-01-01 10:00...|a very long word ...|  2|",
+        "|{2026-01-01 10:01...|                NULL|  1|",
+        "+--------------------+--------------------+---+",
+        "",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("is what format('console') writes to stdout, honouring numRows and truncate", () =>
+    withSession(0, async (session) => {
+      const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+      try {
+        const words = session.memoryStream(Word);
+        const q = words.toDF().select("word").writeStream.format("console").option("numRows", 1).option("truncate", "false").start();
+        words.addData({ word: "alpha", time: at("10:00") }, { word: "beta", time: at("10:00") });
+        await q.processAllAvailable();
+        await q.stop();
+        expect(write.mock.calls.map((c) => String(c[0])).join("")).toContain("|word |\n+-----+\n|alpha|\n+-----+\nonly showing top 1 row\n");
+      } finally {
+        write.mockRestore();
+      }
+    }));
+});
+
+describe("memory sink", () => {
+  it("appends in append mode and replaces in complete mode; session.table reads it", () =>
+    withSession(0, async (session) => {
+      const words = session.memoryStream(Word);
+      const appended = words.toDF().writeStream.format("memory").queryName("all_words").start();
+      const counted = words.toDF().groupBy("word").count().writeStream.outputMode("complete").format("memory").queryName("word_counts").start();
+      words.addData({ word: "a", time: at("10:00") });
+      await appended.processAllAvailable();
+      await counted.processAllAvailable();
+      words.addData({ word: "a", time: at("10:01") }, { word: "b", time: at("10:02") });
+      await appended.processAllAvailable();
+      await counted.processAllAvailable();
+      await appended.stop();
+      await counted.stop();
+      expect(await session.table("all_words").count()).toBe(3);
+      expect(await session.table("word_counts").orderBy("word").collect()).toEqual([
+        { word: "a", count: 2 },
+        { word: "b", count: 1 },
+      ]);
+    }));
+
+  it("session.table names a missing table and how to create it", () =>
+    withSession(0, async (session) => {
+      expect(() => session.table("nope")).toThrow('Table or view not found: nope; a memory sink creates it: writeStream.format("memory").queryName("nope")');
+    }));
+});
+
+describe("foreachBatch", () => {
+  it("hands each batch to the function as a static DataFrame with its batch id", () =>
+    withSession(2, async (session) => {
+      const words = session.memoryStream(Word);
+      const seen: { id: number; rows: unknown[] }[] = [];
+      const q = words
+        .toDF()
+        .withWatermark("time", "1 minute")
+        .groupBy(window(col("time"), "1 minute"))
+        .agg(count().alias("n"))
+        .writeStream.outputMode("update")
+        .foreachBatch(async (df, id) => {
+          seen.push({ id, rows: await df.select("n").collect() });
+        })
+        .start();
+      words.addData({ word: "a", time: at("10:00") }, { word: "b", time: at("10:00", 30) });
+      await q.processAllAvailable();
+      words.addData({ word: "c", time: at("10:00", 40) });
+      await q.processAllAvailable();
+      await q.stop();
+      // Batches 1 and 3 are the no-data batches each moved watermark asks for; in update mode
+      // they emit nothing.
+      expect(seen).toEqual([
+        { id: 0, rows: [{ n: 2 }] },
+        { id: 1, rows: [] },
+        { id: 2, rows: [{ n: 3 }] },
+        { id: 3, rows: [] },
+      ]);
+    }));
+});
