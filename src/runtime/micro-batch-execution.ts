@@ -84,7 +84,7 @@ export class MicroBatchExecution {
     const lastCommit = await checkpoint.commits.latest();
 
     let nextBatchId = 0;
-    let committed: Offset[] = sources.map((s) => s.initialOffset());
+    let restored: Offset[] | null = null;
     let replay: OffsetsEntry | null = null;
     let tracker = new WatermarkTracker(plan.watermarks);
 
@@ -98,7 +98,7 @@ export class MicroBatchExecution {
         throw new SluiceError(`checkpoint ${checkpoint.offsets.fileOf(committedId)} is missing although batch ${committedId} was committed`);
       }
       if (prevOffsets) {
-        committed = [...prevOffsets.sources];
+        restored = [...prevOffsets.sources];
         tracker = new WatermarkTracker(plan.watermarks, {
           perInput: prevOffsets.inputWatermarksMs,
           global: lastCommit!.value.nextBatchWatermarkMs,
@@ -108,6 +108,7 @@ export class MicroBatchExecution {
       if (lastOffsets.batchId === nextBatchId) replay = lastOffsets.value;
     }
 
+    let committed: Offset[] = restored ?? (await Promise.all(sources.map((s) => s.initialOffset())));
     const stateful = this.deps.openStateful(nextBatchId);
     let watermarkMovedLastBatch = false;
     let ranAny = false;

@@ -62,7 +62,7 @@ export function buildProgress(p: ProgressInput): StreamingQueryProgress {
       numInputRows: figures.numInputRows,
       inputRowsPerSecond: rate(figures.numInputRows, duration),
       processedRowsPerSecond: rate(figures.numInputRows, duration),
-      metrics: { numMalformedRecords: String(figures.numMalformedRecords) },
+      metrics: { ...(source.metrics?.(p.endOffsets[i]) ?? {}), numMalformedRecords: String(figures.numMalformedRecords) },
     };
   });
   return {

@@ -12,8 +12,12 @@ export type Offset = unknown;
 export interface StreamSource {
   /** Shown as `sources[].description` in progress. */
   readonly description: string;
-  /** The offset before any data; batch 0 reads from here. */
-  initialOffset(): Offset;
+  /**
+   * The offset before any data; batch 0 reads from here. Sources that resolve it against live
+   * data (Kafka's "latest") record it in their folder under the checkpoint, so a query that
+   * restarts before its first commit starts from the same place.
+   */
+  initialOffset(): Offset | Promise<Offset>;
   /**
    * The offset the next batch should end at, honouring rate limits (maxFilesPerTrigger...).
    * Equal to `start` when there is nothing new.
@@ -25,7 +29,9 @@ export interface StreamSource {
   planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]>;
   /** Called after batch `end` committed: data before it will not be asked for again. */
   commit(end: Offset): void;
-  /** Extra numeric metrics for progress, reset per batch (e.g. malformed records). */
+  /** Source-specific progress metrics for a batch that ended at `end` (Spark's `metrics` map). */
+  metrics?(end: Offset): Readonly<Record<string, string>>;
+  /** Releases connections; called when the query stops. */
   stop(): Promise<void>;
 }
 
