@@ -2,6 +2,7 @@ import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import {
   boolColumn,
+  emptyBatch,
   field,
   float64Column,
   int32Column,
@@ -14,7 +15,7 @@ import {
 } from "../batch/batch.js";
 import { AnalysisError } from "../errors/errors.js";
 import type { Field } from "../types/dtype.js";
-import { rowsOf } from "../workers/testing/sample-batch.js";
+import { rowsOf, sampleBatch } from "../workers/testing/sample-batch.js";
 import { buildStaticJoinTable, probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "./static-join.js";
 
 type Value = string | number | boolean | null;
@@ -163,6 +164,39 @@ describe("probeStaticJoin", () => {
       { k: 7, w: { start: 0, end: 10 } },
       { k: 8, w: { start: 10, end: 20 } },
     ]);
+  });
+
+  it("left join carries every column type from a sliced static side, nulls where unmatched", () => {
+    const sample = sampleBatch();
+    const dictionary = arrow.vectorFromArray(["x", null, "y", "x", "z"], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32())).data[0]!;
+    const keyed = makeBatch(
+      [field("k", "int32", false), ...sample.fields, field("d", "string")],
+      [int32Column(Int32Array.of(10, 11, 12, 13, 14)), ...sample.columns, dictionary],
+    );
+    // Sliced from row 1, the static side's bitmaps start at bit 1: an unmatched row must not read bit 0
+    // (row 10, sliced off, valid everywhere).
+    const dims = makeBatch(keyed.fields, keyed.columns.map((c) => c.slice(1, 4)));
+    const table = buildStaticJoinTable(dims, ["k"]);
+    const stream = batchOf({ k: i32(13, 10, 11, 14) });
+    const none = { s: null, f: null, i: null, l: null, b: null, t: null };
+    expect(rowsOf(probeStaticJoin(stream, table, ["k"], "left"))).toEqual([
+      { k: 13, s: "日本語", f: Number.NaN, i: 4, l: 9007199254740991n, b: false, t: 86_400_000, w: { start: 30, end: 40 }, d: "x" },
+      { k: 10, ...none, w: null, d: null },
+      { k: 11, ...none, w: { start: 10, end: 20 }, d: null },
+      { k: 14, ...none, s: "", w: { start: 40, end: 50 }, d: "z" },
+    ]);
+  });
+
+  it("left join against an empty static side gives nulls in every static column", () => {
+    const dims = emptyBatch([field("k", "int32"), ...sampleBatch().fields]);
+    const table = buildStaticJoinTable(dims, ["k"]);
+    const stream = batchOf({ k: i32(1, null) });
+    const none = { s: null, f: null, i: null, l: null, b: null, t: null, w: null };
+    expect(rowsOf(probeStaticJoin(stream, table, ["k"], "left"))).toEqual([
+      { k: 1, ...none },
+      { k: null, ...none },
+    ]);
+    expect(probeStaticJoin(stream, table, ["k"], "inner").numRows).toBe(0);
   });
 
   it("rejects keys it cannot compare", () => {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { columnIndex, makeBatch, type Batch } from "../batch/batch.js";
 import { AnalysisError } from "../errors/errors.js";
+import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
 import { buildJoinHashTable, probeJoinHashTable, type JoinHashTable } from "../kernels/join-hash.js";
 import { keyColumn, shareKeyColumn, type KeyColumn } from "../kernels/join-hash-keys.js";
 import type { Field } from "../types/dtype.js";
 import { packBatch, unpackBatch, type PackedBatch } from "../workers/transfer.js";
-import { gatherRows } from "./static-join-gather.js";
 
 /**
  * Stream-static equi-join. The static side is read once per query and turned into a hash table
@@ -60,16 +60,21 @@ export function probeStaticJoin(stream: Batch, table: StaticJoinTable, on: reado
     }
     return key;
   });
-  const { probeRows, buildRows, count } = probeJoinHashTable(table.hash, buildKeys, probeKeys, stream.numRows, joinType === "left");
+  const matches = probeJoinHashTable(table.hash, buildKeys, probeKeys, stream.numRows, joinType === "left");
+  const count = matches.count;
+  // The match lists have spare capacity past `count`.
+  const probeRows = matches.probeRows.subarray(0, count);
+  const buildRows = matches.buildRows.subarray(0, count);
 
   // The common lookup case (every stream row matches exactly once) keeps the stream columns as they are.
-  const streamColumns = isIdentity(probeRows, count, stream.numRows) ? stream.columns : stream.columns.map((c) => gatherRows(c, probeRows, count));
+  const streamColumns = isIdentity(probeRows, stream.numRows) ? stream.columns : stream.columns.map((c) => gatherColumn(c, probeRows));
   const carried = staticBatch.fields.flatMap((f, i) => (on.includes(f.name) ? [] : [i]));
   const staticFields = carried.map((i): Field => {
     const f = staticBatch.fields[i]!;
     return joinType === "left" ? { ...f, nullable: true } : f;
   });
-  const staticColumns = carried.map((i) => gatherRows(staticBatch.columns[i]!, buildRows, count));
+  // A left join's unmatched stream row has build row -1: nulls on the static side.
+  const staticColumns = carried.map((i) => gatherOrNull(staticBatch.columns[i]!, buildRows));
   return makeBatch([...stream.fields, ...staticFields], [...streamColumns, ...staticColumns], count);
 }
 
@@ -79,9 +84,9 @@ function checkKeyField(field: Field): void {
   }
 }
 
-function isIdentity(rows: Int32Array, count: number, numRows: number): boolean {
-  if (count !== numRows) return false;
-  for (let i = 0; i < count; i++) if (rows[i] !== i) return false;
+function isIdentity(rows: Int32Array, numRows: number): boolean {
+  if (rows.length !== numRows) return false;
+  for (let i = 0; i < rows.length; i++) if (rows[i] !== i) return false;
   return true;
 }
 
