@@ -2,12 +2,15 @@
  * Micro-benchmark: JSON lines -> columns. Generates ~1M click-stream-like lines in memory (~126
  * bytes: the five schema fields string, number, int, ISO timestamp and boolean, plus one string
  * field outside the schema) and reports lines/s, the median of five interleaved runs, for
- * `decodeJsonLines`, for a `JSON.parse`-per-line baseline that extracts the same five fields into
- * typed arrays (Date.parse for the timestamp), and for `JSON.parse` alone.
+ * `decodeJsonLines`, for `decodeJsonValues` on the same records held as a string column (back to
+ * back, framed by offsets, as Kafka record values), for a `JSON.parse`-per-line baseline that
+ * extracts the same five fields into typed arrays (Date.parse for the timestamp), and for
+ * `JSON.parse` alone.
  *
  *   npx tsx bench/micro/json-decode.ts [lines]
  */
 import { decodeJsonLines } from "../../src/formats/json-lines.js";
+import { decodeJsonValues } from "../../src/formats/json-values.js";
 import type { Fields } from "../../src/types/dtype.js";
 
 const LINES = Number(process.argv[2] ?? 1_000_000);
@@ -30,7 +33,7 @@ function lcg(seed: number): () => number {
   };
 }
 
-function generateLines(count: number): Uint8Array {
+function generateRecords(count: number): string[] {
   const random = lcg(42);
   const pages = ["/home", "/search?q=shoes", "/product/81723", "/cart", "/checkout/payment"];
   const base = Date.UTC(2024, 4, 1);
@@ -42,7 +45,18 @@ function generateLines(count: number): Uint8Array {
         `"quantity":${1 + Math.floor(random() * 9)},"eventTime":"${ts}","mobile":${random() < 0.4}}`,
     );
   }
-  return new TextEncoder().encode(lines.join("\n") + "\n");
+  return lines;
+}
+
+/** The records back to back, with the offsets of a string column. */
+function asValues(records: readonly string[]): { values: Uint8Array; offsets: Int32Array } {
+  const encoder = new TextEncoder();
+  const encoded = records.map((r) => encoder.encode(r));
+  const offsets = new Int32Array(records.length + 1);
+  encoded.forEach((e, i) => (offsets[i + 1] = offsets[i]! + e.length));
+  const values = new Uint8Array(offsets[records.length]!);
+  encoded.forEach((e, i) => values.set(e, offsets[i]!));
+  return { values, offsets };
 }
 
 function jsonParseBaseline(bytes: Uint8Array): number {
@@ -102,11 +116,19 @@ interface Candidate {
   readonly cpuRates: number[];
 }
 
-const bytes = generateLines(LINES);
+const records = generateRecords(LINES);
+const bytes = new TextEncoder().encode(records.join("\n") + "\n");
+const { values, offsets } = asValues(records);
 const candidates: Candidate[] = [
   {
     name: "decodeJsonLines",
     run: () => decodeJsonLines(bytes, FIELDS, { mode: "FAILFAST", columnNameOfCorruptRecord: "_corrupt_record" }).batch.numRows,
+    rates: [],
+    cpuRates: [],
+  },
+  {
+    name: "decodeJsonValues",
+    run: () => decodeJsonValues(values, offsets, null, FIELDS, { mode: "FAILFAST", columnNameOfCorruptRecord: "_corrupt_record" }).batch.numRows,
     rates: [],
     cpuRates: [],
   },
@@ -116,7 +138,7 @@ const candidates: Candidate[] = [
 
 console.log(`${LINES} lines, ${(bytes.length / 1e6).toFixed(1)} MB, ${(bytes.length / LINES).toFixed(0)} bytes/line`);
 for (const c of candidates) c.run(); // warm-up
-// Runs are interleaved so that a change in machine load affects both candidates alike.
+// Runs are interleaved so that a change in machine load affects all candidates alike.
 const yardsticks: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   yardsticks.push(calibrate());
@@ -136,5 +158,7 @@ for (const c of candidates) {
   const cpu = (median(c.cpuRates) / 1e6).toFixed(2);
   console.log(`${c.name.padEnd(22)} ${(median(c.rates) / 1e6).toFixed(2)} M lines/s wall, ${cpu} M lines/CPU-s  (median of ${RUNS}; wall runs ${runs})`);
 }
-console.log(`decodeJsonLines / JSON.parse + extract (wall): ${(median(candidates[0]!.rates) / median(candidates[1]!.rates)).toFixed(2)}x`);
+const [lines, valuesCandidate, parseExtract] = candidates;
+console.log(`decodeJsonLines / JSON.parse + extract (wall): ${(median(lines!.rates) / median(parseExtract!.rates)).toFixed(2)}x`);
+console.log(`decodeJsonValues / decodeJsonLines (CPU): ${(median(valuesCandidate!.cpuRates) / median(lines!.cpuRates)).toFixed(2)}x`);
 console.log(`machine yardstick: Float64Array sum ${(median(yardsticks) / 1e9).toFixed(2)} G/s`);

@@ -1,4 +1,5 @@
 import type { Batch } from "../batch/batch.js";
+import { kafkaSinkOptionsSchema } from "../config/kafka-options.js";
 import {
   consoleSinkOptionsSchema,
   type OutputMode,
@@ -17,7 +18,7 @@ import type { SchemaShape } from "../types/dtype.js";
 import { DataFrame } from "./data-frame.js";
 import type { SessionInternals } from "./session-internals.js";
 
-export type SinkFormat = "console" | "memory";
+export type SinkFormat = "console" | "memory" | "kafka";
 export type ForeachBatchFunction<S extends SchemaShape> = (batch: DataFrame<S>, batchId: number) => unknown;
 
 /**
@@ -95,6 +96,10 @@ export class DataStreamWriter<S extends SchemaShape> {
         if (!this.name) throw new OptionError('the memory sink needs a query name: call queryName("name") before start(); the results are then readable as session.table("name")');
         noOptions(sinkOptions, "memory sink");
         return { ...base, sink: { kind: "memory" } };
+      case "kafka": {
+        const o = validateOptions(kafkaSinkOptionsSchema, sinkOptions, "kafka sink");
+        return { ...base, sink: { kind: "kafka", bootstrapServers: o["kafka.bootstrap.servers"], topic: o.topic ?? null, clientId: o["kafka.client.id"] } };
+      }
       case "foreachBatch": {
         noOptions(sinkOptions, "foreachBatch sink");
         const fn = this.batchFn!;
@@ -102,7 +107,7 @@ export class DataStreamWriter<S extends SchemaShape> {
         return { ...base, sink: { kind: "foreachBatch", fn: (batch, id) => fn(session.dataFrameOf(batch), id) } };
       }
       default:
-        throw new OptionError(`writeStream.format("${this.sinkFormat}") is not a sink Sluice has; use "console", "memory" or foreachBatch(fn)`);
+        throw new OptionError(`writeStream.format("${this.sinkFormat}") is not a sink Sluice has; use "console", "memory", "kafka" or foreachBatch(fn)`);
     }
   }
 }

@@ -1,6 +1,8 @@
 import type * as arrow from "apache-arrow";
 import type { z } from "zod";
+import { checkKafkaSourceOptions, kafkaSourceSchema, refuseKafkaClientOptions } from "../config/kafka-options.js";
 import { jsonOptionsSchema, rateOptionsSchema } from "../config/options.js";
+import { kafkaFields, type KafkaSchema } from "../sources/kafka/kafka-fields.js";
 import { validateOptions } from "../config/validate.js";
 import { OptionError } from "../errors/errors.js";
 import type { JsonReadOptions, SourceDesc } from "../plan/logical.js";
@@ -16,7 +18,7 @@ export type RateSchema = {
   readonly value: ColType<"int64", false>;
 };
 
-export type StreamFormat = "json" | "rate";
+export type StreamFormat = "json" | "rate" | "kafka";
 type OptionValue = string | number | boolean;
 
 /** Options shared by the stream and the static reader. */
@@ -64,6 +66,15 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
     return this.frame({ format: "json", path, fields: this.fields, options });
   }
 
+  /** Kafka topics: options as Spark's Kafka source (`kafka.bootstrap.servers`, `subscribe`, ...). */
+  protected kafka(): DataFrame<any> {
+    const where = this.streaming ? "readStream.format(\"kafka\")" : "read.format(\"kafka\")";
+    refuseKafkaClientOptions(this.opts);
+    const o = validateOptions(kafkaSourceSchema, this.opts, where);
+    checkKafkaSourceOptions(this.opts, o, this.streaming);
+    return this.frame({ format: "kafka", options: o, fields: kafkaFields(o.includeHeaders) });
+  }
+
   protected frame(source: SourceDesc): DataFrame<any> {
     const fields = source.format === "rate" ? RATE_FIELDS : source.fields;
     return new DataFrame(this.session, { kind: "source", streaming: this.streaming, source, fields });
@@ -77,8 +88,8 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
  */
 export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat = "json"> extends ReaderBase<S, F> {
   format<F2 extends StreamFormat>(format: F2): DataStreamReader<S, F2> {
-    if (format !== "json" && format !== "rate") {
-      throw new OptionError(`readStream.format("${format}") is not a source Sluice has; use "json", "rate", or session.memoryStream(schema)`);
+    if (format !== "json" && format !== "rate" && format !== "kafka") {
+      throw new OptionError(`readStream.format("${format}") is not a source Sluice has; use "json", "rate", "kafka", or session.memoryStream(schema)`);
     }
     this.sourceFormat = format;
     return this as any;
@@ -90,7 +101,8 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
     return this as any;
   }
 
-  load(path?: string): DataFrame<F extends "rate" ? RateSchema : S> {
+  load(path?: string): DataFrame<F extends "rate" ? RateSchema : F extends "kafka" ? KafkaSchema : S> {
+    if (this.sourceFormat === "kafka") return this.kafka();
     if (this.sourceFormat === "rate") {
       const o = validateOptions(rateOptionsSchema, this.opts, "rate source");
       return this.frame({ format: "rate", rowsPerSecond: o.rowsPerSecond, numPartitions: o.numPartitions, rampUpTimeMs: o.rampUpTime });
@@ -101,7 +113,21 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
 }
 
 /** `session.read`: the same readers for static data. */
-export class DataFrameReader<S extends SchemaShape = {}> extends ReaderBase<S, "json"> {
+export class DataFrameReader<S extends SchemaShape = {}, F extends "json" | "kafka" = "json"> extends ReaderBase<S, "json"> {
+  format<F2 extends "json" | "kafka">(format: F2): DataFrameReader<S, F2> {
+    if (format !== "json" && format !== "kafka") {
+      throw new OptionError(`read.format("${format}") is not a source Sluice has; use "json" or "kafka"`);
+    }
+    this.sourceFormat = format;
+    return this as any;
+  }
+
+  load(path?: string): DataFrame<F extends "kafka" ? KafkaSchema : S> {
+    if (this.sourceFormat === "kafka") return this.kafka();
+    if (path === undefined) throw new OptionError("load(): the json source needs a path to a JSON-lines file or folder");
+    return this.json(path) as any;
+  }
+
   /** Declares the record schema with a zod object; column names and types follow from it. */
   schema<Z extends z.ZodObject<any>>(schema: Z): DataFrameReader<SchemaOfZod<Z>> {
     this.setSchema(schema);

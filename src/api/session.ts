@@ -24,6 +24,8 @@ import { StreamingQueryManager } from "../runtime/query-manager.js";
 import { StreamingQuery } from "../runtime/streaming-query.js";
 import type { WriterConfig } from "../runtime/writer-config.js";
 import { ConsoleSink } from "../sinks/console-sink.js";
+import { KafkaSink } from "../sinks/kafka-sink.js";
+import { closeClusters } from "../sources/kafka/kafka-cluster.js";
 import { MemorySink } from "../sinks/memory-sink.js";
 import type { Sink } from "../sinks/sink.js";
 import { createStreamSource } from "../sources/create-stream-source.js";
@@ -128,6 +130,7 @@ export class Session implements SessionInternals {
   /** Stops every query and the worker pool. */
   async stop(): Promise<void> {
     await this.streams.stopAll();
+    await closeClusters();
     await this.poolInstance?.destroy();
     this.poolInstance = null;
   }
@@ -218,6 +221,9 @@ export class Session implements SessionInternals {
         this.memorySinks.set(config.queryName!, sink);
         return sink;
       }
+      case "kafka":
+        KafkaSink.checkSchema(physical.outputFields, config.sink.topic);
+        return new KafkaSink(config.sink);
       case "foreachBatch": {
         const fn = config.sink.fn;
         return {

@@ -64,15 +64,16 @@ export class FieldMatcher {
 
   /**
    * True when the raw key starting with the quote at `p` is exactly field f's name (so the key
-   * ends at `p + nameLength(f) + 1`). False says nothing: the key may still name f with escapes.
+   * ends at `p + nameLength(f) + 1`), with its closing quote before `end`. False says nothing: the
+   * key may still name f with escapes.
    */
-  keyAt(f: number, src: Uint8Array, p: number): boolean {
+  keyAt(f: number, src: Uint8Array, p: number, end: number): boolean {
     if (this.guessable[f] === 0) return false;
     const from = this.nameStarts[f]!;
     const length = this.nameStarts[f + 1]! - from;
     const bytes = this.nameBytes;
     const start = p + 1;
-    if (start + length >= src.length) return false;
+    if (start + length >= end) return false;
     for (let i = 0; i < length; i++) if (bytes[from + i] !== src[start + i]) return false;
     return src[start + length] === QUOTE;
   }

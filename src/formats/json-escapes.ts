@@ -26,9 +26,9 @@ function hex4(src: Uint8Array, p: number): number {
   return v;
 }
 
-/** Checks the escape whose backslash is at `p`; returns the position after it. */
-export function escapeEnd(src: Uint8Array, p: number): number {
-  const c = src[p + 1];
+/** Checks the escape whose backslash is at `p`; returns the position after it. Nothing at or after `end` is read. */
+export function escapeEnd(src: Uint8Array, p: number, end: number): number {
+  const c = p + 1 < end ? src[p + 1] : undefined;
   switch (c) {
     case 0x22: // "
     case 0x5c: // \
@@ -40,7 +40,7 @@ export function escapeEnd(src: Uint8Array, p: number): number {
     case 0x74: // t
       return p + 2;
     case 0x75: // u
-      if (hex4(src, p + 2) < 0) throw syntaxProblem("invalid \\u escape in string: expected four hex digits");
+      if (p + 6 > end || hex4(src, p + 2) < 0) throw syntaxProblem("invalid \\u escape in string: expected four hex digits");
       return p + 6;
     default:
       throw syntaxProblem(`invalid escape in string: backslash followed by ${describeByte(c)}`);

@@ -1,10 +1,9 @@
 import type { Batch } from "../batch/batch.js";
 import { makeBatch } from "../batch/batch.js";
-import { AnalysisError, MalformedRecordError } from "../errors/errors.js";
+import { MalformedRecordError } from "../errors/errors.js";
 import type { ReadMode } from "../plan/logical.js";
 import type { Fields } from "../types/dtype.js";
-import { ColumnAccumulators } from "./column-accumulators.js";
-import { JsonRecordDecoder } from "./json-record-decoder.js";
+import { setUpDecoder } from "./decoder-setup.js";
 import { NEWLINE } from "./json-scanner.js";
 import { malformedRecordMessage, RecordProblem } from "./record-problem.js";
 
@@ -65,12 +64,7 @@ export interface DecodeResult {
 const SAMPLE_BYTES = 64 * 1024;
 
 export function decodeJsonLines(bytes: Uint8Array, fields: Fields, options: DecodeOptions): DecodeResult {
-  const corruptField = corruptRecordField(fields, options.columnNameOfCorruptRecord);
-  const decodedFields = fields.flatMap((_, i) => (i === corruptField ? [] : [i]));
-  const columns = new ColumnAccumulators(fields, estimateLineCount(bytes));
-  const decoder = new JsonRecordDecoder(fields, decodedFields, columns);
-  decoder.reset(bytes);
-
+  const { columns, decoder, corruptField } = setUpDecoder(fields, options.columnNameOfCorruptRecord, estimateLineCount(bytes), bytes, "lines");
   const n = bytes.length;
   let row = 0;
   let lineIndex = 0;
@@ -82,7 +76,7 @@ export function decodeJsonLines(bytes: Uint8Array, fields: Fields, options: Deco
     if (first < n && bytes[first] !== NEWLINE) {
       columns.ensureRow(row);
       try {
-        p = decoder.decode(row, first);
+        p = decoder.decode(row, first, n);
         columns.commitRow(row);
         row++;
       } catch (e) {
@@ -104,24 +98,6 @@ export function decodeJsonLines(bytes: Uint8Array, fields: Fields, options: Deco
     lineIndex++;
   }
   return { batch: makeBatch(fields, columns.finish(row), row), numMalformed, numLines: lineIndex };
-}
-
-/** Index of the corrupt-record column in `fields`, or -1; it must be a nullable string, as in Spark. */
-function corruptRecordField(fields: Fields, name: string): number {
-  const names = new Set<string>();
-  for (const f of fields) {
-    if (names.has(f.name)) throw new AnalysisError(`the JSON schema names field "${f.name}" twice; field names must be distinct`);
-    names.add(f.name);
-  }
-  const index = fields.findIndex((f) => f.name === name);
-  if (index < 0) return -1;
-  const f = fields[index]!;
-  if (f.type !== "string" || !f.nullable) {
-    throw new AnalysisError(
-      `the corrupt-record column "${name}" must be a nullable string, but it is a ${f.nullable ? "" : "non-nullable "}${f.type}; change its type or set columnNameOfCorruptRecord to another name`,
-    );
-  }
-  return index;
 }
 
 /**
@@ -163,5 +139,6 @@ function withoutCarriageReturn(bytes: Uint8Array, start: number, end: number): n
 
 function failFast(problem: RecordProblem, lineIndex: number, options: DecodeOptions): MalformedRecordError {
   const line = (options.firstLineNumber ?? 1) + lineIndex;
-  return new MalformedRecordError(malformedRecordMessage(problem, line, options.file), options.file, line);
+  const where = options.file === undefined ? `line ${line}` : `line ${line} of ${options.file}`;
+  return new MalformedRecordError(malformedRecordMessage(problem, where), options.file, line);
 }

@@ -4,7 +4,8 @@ import { KIND_BOOLEAN, KIND_FLOAT64, KIND_INT32, KIND_INT64, KIND_STRING } from 
 import { FieldMatcher, NO_FIELD } from "./field-matcher.js";
 import { unescapeInto } from "./json-escapes.js";
 import { asciiText, INT32_MAX, INT32_MIN, writeBigInt64Words, writeInt64Words } from "./json-number.js";
-import { CLOSE_BRACE, COLON, COMMA, JsonScanner, NEWLINE, OPEN_BRACE, QUOTE, startsNumber } from "./json-scanner.js";
+import type { Framing } from "./json-scanner.js";
+import { byteAt, CLOSE_BRACE, COLON, COMMA, JsonScanner, NEWLINE, OPEN_BRACE, QUOTE, startsNumber } from "./json-scanner.js";
 import { nonNumericFloat } from "./non-numeric-float.js";
 import { isoTimestampInto } from "./iso-timestamp.js";
 import { describeByte, RecordProblem, schemaProblem, syntaxProblem } from "./record-problem.js";
@@ -18,11 +19,11 @@ const LETTER_F = 0x66;
 const MAX_TIMESTAMP_MS = 8.64e15;
 
 /**
- * Decodes one JSON-lines record (one object on one line) straight into column accumulators,
- * guided by the schema: each key is matched to a field by its bytes and its value is parsed by
- * that field's type; other keys' values are skipped (and still validated). Throws a
- * `RecordProblem` when the line is not a JSON object or does not fit the schema; the caller
- * decides what that means (see `json-lines.ts`).
+ * Decodes one record (one JSON object) straight into column accumulators, guided by the schema:
+ * each key is matched to a field by its bytes and its value is parsed by that field's type; other
+ * keys' values are skipped (and still validated). Throws a `RecordProblem` when the record is not
+ * a JSON object or does not fit the schema; the caller decides what that means (see
+ * `json-lines.ts` for records framed by newlines, `json-values.ts` for records framed by offsets).
  */
 export class JsonRecordDecoder {
   private readonly scanner = new JsonScanner();
@@ -57,30 +58,34 @@ export class JsonRecordDecoder {
     this.seenInRecord = new Int32Array(fields.length);
   }
 
-  reset(src: Uint8Array): void {
-    this.scanner.reset(src);
+  reset(src: Uint8Array, framing: Framing): void {
+    this.scanner.reset(src, framing);
   }
 
   /**
-   * Decodes the record starting at `p` (its first non-blank byte) into `row`. Returns the
-   * position of the newline ending the line, or the input length for a last line without one.
+   * Decodes the record starting at `p` (whitespace may come first) into `row`, reading nothing at
+   * or after `end`. Returns where the record ends: with the "lines" framing, the position of the
+   * newline ending the line, or `end` for a last line without one; with the "values" framing,
+   * `end`.
    */
-  decode(row: number, p: number): number {
+  decode(row: number, p: number, end: number): number {
     const s = this.scanner;
     const src = s.src;
+    s.end = end;
     this.recordSerial++;
     this.keyQuote = -1;
-    if (src[p] !== OPEN_BRACE) throw syntaxProblem(`expected a JSON object, ${this.describeTopLevel(p)}`);
+    if (p < end && src[p]! <= SPACE) p = s.skipSpace(p);
+    if (byteAt(src, p, end) !== OPEN_BRACE) throw syntaxProblem(`expected a JSON object, ${this.describeTopLevel(p)}`);
     // Compact JSON has no spaces: each `<= SPACE` test spares a call on that common path.
-    if (src[++p]! <= SPACE) p = s.skipSpace(p);
-    if (src[p] !== CLOSE_BRACE) {
+    if (++p < end && src[p]! <= SPACE) p = s.skipSpace(p);
+    if (byteAt(src, p, end) !== CLOSE_BRACE) {
       let previous = NO_FIELD;
       for (;;) {
-        if (src[p] !== QUOTE) throw syntaxProblem(`expected '"' to start a field name${this.afterKeyText()}, found ${describeByte(src[p])}`);
+        if (byteAt(src, p, end) !== QUOTE) throw syntaxProblem(`expected '"' to start a field name${this.afterKeyText()}, found ${describeByte(byteAt(src, p, end))}`);
         const guess = this.successor[previous + 1]!;
         let field: number;
         this.keyQuote = p;
-        if (guess !== NO_FIELD && this.matcher.keyAt(guess, src, p)) {
+        if (guess !== NO_FIELD && this.matcher.keyAt(guess, src, p, end)) {
           field = guess;
           p += this.matcher.nameLength(guess) + 2;
         } else {
@@ -89,24 +94,25 @@ export class JsonRecordDecoder {
           if (field !== NO_FIELD) this.successor[previous + 1] = field;
         }
         if (field !== NO_FIELD) previous = field;
-        if (src[p]! <= SPACE) p = s.skipSpace(p);
-        if (src[p] !== COLON) throw syntaxProblem(`expected ':' after field name ${this.keyText()}, found ${describeByte(src[p])}`);
-        if (src[++p]! <= SPACE) p = s.skipSpace(p);
+        if (p < end && src[p]! <= SPACE) p = s.skipSpace(p);
+        if (byteAt(src, p, end) !== COLON) throw syntaxProblem(`expected ':' after field name ${this.keyText()}, found ${describeByte(byteAt(src, p, end))}`);
+        if (++p < end && src[p]! <= SPACE) p = s.skipSpace(p);
         if (field === NO_FIELD) {
           p = s.skipValue(p, 1);
         } else {
           this.seenInRecord[field] = this.recordSerial;
           p = this.decodeValue(field, row, p);
         }
-        if (src[p]! <= SPACE) p = s.skipSpace(p);
-        const c = src[p];
+        if (p < end && src[p]! <= SPACE) p = s.skipSpace(p);
+        const c = byteAt(src, p, end);
         if (c === CLOSE_BRACE) break;
         if (c !== COMMA) throw syntaxProblem(`expected ',' or '}' after field ${this.keyText()}, found ${describeByte(c)}`);
-        if (src[++p]! <= SPACE) p = s.skipSpace(p);
+        if (++p < end && src[p]! <= SPACE) p = s.skipSpace(p);
       }
     }
     p = s.skipSpace(p + 1);
-    if (p < src.length && src[p] !== NEWLINE) throw syntaxProblem(`unexpected ${describeByte(src[p])} after the end of the record`);
+    // With the "values" framing, skipSpace has passed any newline, so what is left is not blank.
+    if (p < end && src[p] !== NEWLINE) throw syntaxProblem(`unexpected ${describeByte(src[p])} after the end of the record`);
     if (this.requiredFields.length > 0) this.checkRequired(row);
     return p;
   }
@@ -137,7 +143,7 @@ export class JsonRecordDecoder {
 
   private decodeString(f: number, row: number, p: number): number {
     const s = this.scanner;
-    const c = s.src[p];
+    const c = s.peek(p);
     if (c === QUOTE) {
       const end = s.scanString(p);
       if (s.strEscaped) this.columns.writeEscapedString(f, row, s.src, s.strStart, s.strEnd);
@@ -153,7 +159,7 @@ export class JsonRecordDecoder {
 
   private decodeFloat64(f: number, row: number, p: number): number {
     const s = this.scanner;
-    const c = s.src[p]!;
+    const c = s.peek(p);
     let value: number;
     let end: number;
     if (startsNumber(c)) {
@@ -177,7 +183,7 @@ export class JsonRecordDecoder {
 
   private decodeInt32(f: number, row: number, p: number): number {
     const s = this.scanner;
-    const c = s.src[p]!;
+    const c = s.peek(p);
     if (!startsNumber(c)) return c === LETTER_N ? this.decodeNull(f, row, p) : this.violation(f, p);
     const end = s.scanNumber(p);
     const value = s.num;
@@ -190,7 +196,7 @@ export class JsonRecordDecoder {
 
   private decodeInt64(f: number, row: number, p: number): number {
     const s = this.scanner;
-    const c = s.src[p]!;
+    const c = s.peek(p);
     if (!startsNumber(c)) return c === LETTER_N ? this.decodeNull(f, row, p) : this.violation(f, p);
     const end = s.scanNumber(p);
     if (!s.numIntegral) throw this.violation(f, p);
@@ -203,7 +209,7 @@ export class JsonRecordDecoder {
 
   private decodeBoolean(f: number, row: number, p: number): number {
     const s = this.scanner;
-    const c = s.src[p];
+    const c = s.peek(p);
     let end: number;
     if (c === LETTER_T) end = s.expectTrue(p);
     else if (c === LETTER_F) end = s.expectFalse(p);
@@ -216,7 +222,7 @@ export class JsonRecordDecoder {
   /** ISO-8601 text, or a JSON number of epoch milliseconds (a fraction is floored). */
   private decodeTimestamp(f: number, row: number, p: number): number {
     const s = this.scanner;
-    const c = s.src[p]!;
+    const c = s.peek(p);
     let end: number;
     if (c === QUOTE) {
       end = s.scanString(p);
@@ -287,7 +293,7 @@ export class JsonRecordDecoder {
     try {
       return `got ${describeJsonValue(this.scanner, p)}`;
     } catch (e) {
-      if (e instanceof RecordProblem) return `found ${describeByte(this.scanner.src[p])}`;
+      if (e instanceof RecordProblem) return `found ${describeByte(this.scanner.peek(p))}`;
       throw e;
     }
   }

@@ -2,18 +2,28 @@ import { escapeEnd } from "./json-escapes.js";
 import { asciiText, EXACT_MANTISSA_LIMIT, EXACT_POWERS_OF_TEN } from "./json-number.js";
 import { plainRunEnd, WordView } from "./plain-run.js";
 import type { RecordProblem } from "./record-problem.js";
-import { describeByte, syntaxProblem } from "./record-problem.js";
+import { byteCode, describeByte, syntaxProblem } from "./record-problem.js";
 
 /**
- * Token-level JSON scanning over UTF-8 bytes, one line at a time. Methods take a position and
+ * Token-level JSON scanning over UTF-8 bytes, one record at a time. Methods take a position and
  * return the position after what they read; what they found is left in fields (`str*`, `num*`)
  * rather than returned as objects, so the good path allocates nothing. Bad input throws a
  * `RecordProblem`.
  *
- * A record is one line, so whitespace here is space, tab and carriage return: a newline inside a
- * record ends it (and is reported as "end of line"). Control characters, newline included, are
- * not allowed inside strings, so no token ever runs past its line.
+ * Nothing at or after `end` is read: the bytes there belong to the next record, which a
+ * truncated record must not swallow. Tokens stop at `end` as at the end of the input, and
+ * `peek` gives END for a position there.
+ *
+ * Records come framed in one of two ways (`Framing`):
+ * - "lines": a newline ends a record, so it is not whitespace (a newline inside a record ends it
+ *   and is reported as "end of line"). Control characters, newline included, are not allowed
+ *   inside strings, so no token ever runs past its line, and `end` can stay at the end of the
+ *   input.
+ * - "values": `end` is the end of the record and a newline is whitespace like space, tab and
+ *   carriage return.
  */
+
+export type Framing = "lines" | "values";
 
 export const QUOTE = 0x22;
 export const COMMA = 0x2c;
@@ -23,6 +33,8 @@ export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 export const NEWLINE = 0x0a;
+/** What `peek` gives at the end of the record; no byte value compares equal to it. */
+export const END = -1;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const PLUS = 0x2b;
@@ -38,6 +50,11 @@ function badLiteral(word: string): RecordProblem {
 
 function isDigit(c: number): boolean {
   return c >= DIGIT_0 && c <= 0x39;
+}
+
+/** `src[p]`, or END when `p` is at (or past) `end`. */
+export function byteAt(src: Uint8Array, p: number, end: number): number {
+  return p < end ? src[p]! : END;
 }
 
 /** True for bytes that may start a JSON number. */
@@ -57,19 +74,32 @@ export class JsonScanner {
   /** False when the digits exceeded 2^53, so `num` may be rounded (integers: use the text). */
   numExact = true;
 
+  /** Where the current record ends (exclusive). */
+  end = 0;
+  /** True for the "values" framing. */
+  private newlineIsSpace = false;
+
   private readonly wordView = new WordView();
 
-  reset(src: Uint8Array): void {
+  /** Sets the input; `end` is its length until a record sets it. */
+  reset(src: Uint8Array, framing: Framing): void {
     this.src = src;
+    this.end = src.length;
+    this.newlineIsSpace = framing === "values";
     this.wordView.reset(src);
+  }
+
+  /** The byte at `p`, or END when `p` is at (or past) the end of the record. */
+  peek(p: number): number {
+    return byteAt(this.src, p, this.end);
   }
 
   skipSpace(p: number): number {
     const src = this.src;
-    const n = src.length;
+    const n = this.end;
     while (p < n) {
       const c = src[p]!;
-      if (c !== 0x20 && c !== 0x09 && c !== 0x0d) break;
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0d && (c !== NEWLINE || !this.newlineIsSpace)) break;
       p++;
     }
     return p;
@@ -78,21 +108,22 @@ export class JsonScanner {
   /** `p` is at the opening quote. Returns the position after the closing quote. */
   scanString(p: number): number {
     const src = this.src;
-    const n = src.length;
+    const n = this.end;
     const start = p + 1;
     let escaped = false;
-    p = plainRunEnd(src, this.wordView, start);
+    p = plainRunEnd(src, this.wordView, start, n);
     for (;;) {
       if (p >= n) throw syntaxProblem("unterminated string");
       const c = src[p]!;
       if (c === QUOTE) break;
       if (c === BACKSLASH) {
         escaped = true;
-        p = plainRunEnd(src, this.wordView, escapeEnd(src, p));
+        p = plainRunEnd(src, this.wordView, escapeEnd(src, p, n), n);
         continue;
       }
       if (c < 0x20) {
-        throw syntaxProblem(c === NEWLINE ? "unterminated string" : `control character ${describeByte(c)} in string (escape it)`);
+        if (c === NEWLINE && !this.newlineIsSpace) throw syntaxProblem("unterminated string");
+        throw syntaxProblem(`control character ${byteCode(c)} in string (escape it)`);
       }
       p++;
     }
@@ -105,7 +136,7 @@ export class JsonScanner {
   /** `p` is at '-' or a digit. Strict JSON grammar: no leading zeros, '+', '.5' or '5.'. */
   scanNumber(p: number): number {
     const src = this.src;
-    const n = src.length;
+    const n = this.end;
     const start = p;
     const negative = src[p] === MINUS;
     if (negative) p++;
@@ -164,32 +195,32 @@ export class JsonScanner {
   }
 
   private badNumber(start: number, end: number): never {
-    throw syntaxProblem(`invalid number '${asciiText(this.src, start, Math.min(end, this.src.length))}'`);
+    throw syntaxProblem(`invalid number '${asciiText(this.src, start, Math.min(end, this.end))}'`);
   }
 
   // The literals: `p` is at their first letter, already checked by the caller.
 
   expectTrue(p: number): number {
     const src = this.src;
-    if (src[p + 1] !== 0x72 || src[p + 2] !== 0x75 || src[p + 3] !== 0x65) throw badLiteral("true");
+    if (p + 4 > this.end || src[p + 1] !== 0x72 || src[p + 2] !== 0x75 || src[p + 3] !== 0x65) throw badLiteral("true");
     return p + 4;
   }
 
   expectFalse(p: number): number {
     const src = this.src;
-    if (src[p + 1] !== 0x61 || src[p + 2] !== 0x6c || src[p + 3] !== 0x73 || src[p + 4] !== 0x65) throw badLiteral("false");
+    if (p + 5 > this.end || src[p + 1] !== 0x61 || src[p + 2] !== 0x6c || src[p + 3] !== 0x73 || src[p + 4] !== 0x65) throw badLiteral("false");
     return p + 5;
   }
 
   expectNull(p: number): number {
     const src = this.src;
-    if (src[p + 1] !== 0x75 || src[p + 2] !== 0x6c || src[p + 3] !== 0x6c) throw badLiteral("null");
+    if (p + 4 > this.end || src[p + 1] !== 0x75 || src[p + 2] !== 0x6c || src[p + 3] !== 0x6c) throw badLiteral("null");
     return p + 4;
   }
 
   /** Skips (and validates) any JSON value at `p`. `depth` counts the enclosing containers. */
   skipValue(p: number, depth: number): number {
-    const c = this.src[p];
+    const c = this.peek(p);
     switch (c) {
       case QUOTE:
         return this.scanString(p);
@@ -204,26 +235,25 @@ export class JsonScanner {
       case 0x6e:
         return this.expectNull(p);
       default:
-        if (c !== undefined && startsNumber(c)) return this.scanNumber(p);
+        if (startsNumber(c)) return this.scanNumber(p);
         throw syntaxProblem(`expected a value, found ${describeByte(c)}`);
     }
   }
 
   private skipContainer(p: number, depth: number, close: number): number {
     if (depth > MAX_NESTING_DEPTH) throw syntaxProblem(`nesting deeper than ${MAX_NESTING_DEPTH} levels`);
-    const src = this.src;
     const isObject = close === CLOSE_BRACE;
     p = this.skipSpace(p + 1);
-    if (src[p] === close) return p + 1;
+    if (this.peek(p) === close) return p + 1;
     for (;;) {
       if (isObject) {
-        if (src[p] !== QUOTE) throw syntaxProblem(`expected '"' to start a field name in a nested object, found ${describeByte(src[p])}`);
+        if (this.peek(p) !== QUOTE) throw syntaxProblem(`expected '"' to start a field name in a nested object, found ${describeByte(this.peek(p))}`);
         p = this.skipSpace(this.scanString(p));
-        if (src[p] !== COLON) throw syntaxProblem(`expected ':' after a field name in a nested object, found ${describeByte(src[p])}`);
+        if (this.peek(p) !== COLON) throw syntaxProblem(`expected ':' after a field name in a nested object, found ${describeByte(this.peek(p))}`);
         p = this.skipSpace(p + 1);
       }
       p = this.skipSpace(this.skipValue(p, depth));
-      const c = src[p];
+      const c = this.peek(p);
       if (c === close) return p + 1;
       if (c !== COMMA) {
         const expected = isObject ? "',' or '}' in a nested object" : "',' or ']' in an array";

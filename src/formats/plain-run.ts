@@ -17,14 +17,11 @@ export class WordView {
   words = new Int32Array(0);
   /** `src[i]` is byte `(i + shift) & 3` of word `(i + shift) >> 2`. */
   shift = 0;
-  /** Words before this index lie wholly inside `src`. */
-  endWord = 0;
 
   reset(src: Uint8Array): void {
     this.shift = src.byteOffset & 3;
     const start = src.byteOffset - this.shift;
-    this.endWord = (this.shift + src.length) >> 2;
-    this.words = new Int32Array(src.buffer as ArrayBuffer, start, this.endWord);
+    this.words = new Int32Array(src.buffer as ArrayBuffer, start, (this.shift + src.length) >> 2);
   }
 }
 
@@ -32,16 +29,19 @@ function isPlain(c: number): boolean {
   return c !== QUOTE && c !== BACKSLASH && c >= 0x20;
 }
 
-/** The first position at or after `p` that holds a quote, a backslash or a control byte, or `src.length`. */
-export function plainRunEnd(src: Uint8Array, view: WordView, p: number): number {
-  const n = src.length;
+/**
+ * The first position at or after `p` that holds a quote, a backslash or a control byte, or `end`
+ * (at most `src.length`); bytes at and after `end` are not read.
+ */
+export function plainRunEnd(src: Uint8Array, view: WordView, p: number, end: number): number {
   const shift = view.shift;
   while (((p + shift) & 3) !== 0) {
-    if (p >= n || !isPlain(src[p]!)) return p;
+    if (p >= end || !isPlain(src[p]!)) return p;
     p++;
   }
   const words = view.words;
-  const endWord = view.endWord;
+  // Words before this index lie wholly before `end`.
+  const endWord = (shift + end) >> 2;
   let w = (p + shift) >> 2;
   while (w < endWord) {
     const x = words[w]!;
@@ -52,6 +52,6 @@ export function plainRunEnd(src: Uint8Array, view: WordView, p: number): number 
     w++;
   }
   p = (w << 2) - shift;
-  while (p < n && isPlain(src[p]!)) p++;
+  while (p < end && isPlain(src[p]!)) p++;
   return p;
 }

@@ -1,4 +1,5 @@
 import type { Expr } from "../expr/ast.js";
+import type { KafkaSourceOptions } from "../config/kafka-options.js";
 import type { Fields } from "../types/dtype.js";
 
 /**
@@ -22,6 +23,8 @@ export type SourceDesc =
       readonly fields: Fields;
       readonly options: JsonReadOptions;
     }
+  /** Kafka topics (Spark's Kafka source); `options` are validated, `fields` the Kafka columns. */
+  | { readonly format: "kafka"; readonly options: KafkaSourceOptions; readonly fields: Fields }
   /** Rows already in memory (`read.rows`, `read.arrow`, `session.table`): held by the session. */
   | { readonly format: "table"; readonly tableId: string; readonly fields: Fields };
 

@@ -77,8 +77,16 @@ export class MicroBatchExecution {
     for (const w of ready) w.resolve();
   }
 
-  /** Runs until stopped, finished (once / availableNow), or failed (rejects). */
+  /** Runs until stopped, finished (once / availableNow), or failed (rejects); then releases sources and sink. */
   async run(): Promise<void> {
+    try {
+      await this.loop();
+    } finally {
+      await Promise.all([...this.deps.sources.map((s) => s.stop()), this.deps.sink.close?.()].map((p) => Promise.resolve(p).catch(() => undefined)));
+    }
+  }
+
+  private async loop(): Promise<void> {
     const { checkpoint, sources, plan, trigger } = this.deps;
     const lastOffsets = await checkpoint.offsets.latest();
     const lastCommit = await checkpoint.commits.latest();

@@ -10,5 +10,6 @@ export interface WriterConfig {
   readonly sink:
     | { readonly kind: "console"; readonly numRows: number; readonly truncate: boolean }
     | { readonly kind: "memory" }
+    | { readonly kind: "kafka"; readonly bootstrapServers: string; readonly topic: string | null; readonly clientId: string }
     | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown };
 }

@@ -12,4 +12,6 @@ export interface Sink {
   /** idempotent: a repeated batch id has no effect; at-least-once: it may be written twice. */
   readonly guarantee: "idempotent" | "at-least-once";
   addBatch(batchId: number, data: Batch, mode: OutputMode): Promise<void>;
+  /** Releases connections when the query stops. */
+  close?(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { SluiceError } from "../errors/errors.js";
 import type { SourceDesc } from "../plan/logical.js";
+import { KafkaStreamSource } from "./kafka/kafka-stream-source.js";
 import { JsonFileStreamSource } from "./json/json-file-source.js";
 import { MemoryStreamSource, type MemoryStreamData } from "./memory/memory-stream.js";
 import { RateStreamSource } from "./rate/rate-source.js";
@@ -23,6 +24,8 @@ export function createStreamSource(desc: SourceDesc, index: number, ctx: SourceC
       return new RateStreamSource(desc);
     case "json":
       return new JsonFileStreamSource(desc.path, desc.options as typeof desc.options & { maxPartitionBytes: number }, ctx.sourceDir(index));
+    case "kafka":
+      return new KafkaStreamSource(desc.options, ctx.sourceDir(index));
     case "table":
       throw new SluiceError("Union between streaming and batch DataFrames/Datasets is not supported");
   }

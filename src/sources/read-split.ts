@@ -2,6 +2,7 @@ import type { Batch } from "../batch/batch.js";
 import { SluiceError } from "../errors/errors.js";
 import type { SourceDesc } from "../plan/logical.js";
 import type { InputSplit, TaskMetrics } from "../workers/protocol.js";
+import { readKafkaSplit } from "./kafka/read-kafka-split.js";
 import { readJsonSplit } from "./json/read-json-split.js";
 import { generateRateRows } from "./rate/generate-rate-rows.js";
 
@@ -15,5 +16,7 @@ export async function readInputSplit(source: SourceDesc, split: InputSplit, metr
     case "file":
       if (source.format !== "json") throw new SluiceError(`a file split cannot be read by a ${source.format} source`);
       return readJsonSplit(split, source, metrics);
+    case "kafka":
+      return readKafkaSplit(split);
   }
 }

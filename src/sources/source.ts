@@ -54,5 +54,14 @@ export function describeSource(desc: SourceDesc): string {
       return `FileStreamSource[${desc.path}]`;
     case "table":
       return `Table[${desc.tableId}]`;
+    case "kafka":
+      return `KafkaV2[${kafkaStrategyText(desc.options)}]`;
   }
+}
+
+/** Spark's description of a Kafka subscription: Subscribe[a,b], SubscribePattern[x.*], Assign[a-0]. */
+export function kafkaStrategyText(o: { subscribe?: string; subscribePattern?: string; assign?: string }): string {
+  if (o.subscribe !== undefined) return `Subscribe[${o.subscribe.split(",").map((t) => t.trim()).join(",")}]`;
+  if (o.subscribePattern !== undefined) return `SubscribePattern[${o.subscribePattern}]`;
+  return `Assign[${o.assign}]`;
 }

@@ -3,6 +3,7 @@ import type { Batch } from "../batch/batch.js";
 import { SluiceError } from "../errors/errors.js";
 import type { SourceDesc } from "../plan/logical.js";
 import type { InputSplit } from "../workers/protocol.js";
+import { kafkaStaticSplits } from "./kafka/kafka-static-splits.js";
 import { listFiles, planFileSplits } from "./file/index.js";
 
 /** Resolves an in-memory table id to its current batches. */
@@ -23,6 +24,8 @@ export async function staticSplits(desc: SourceDesc, tables: TableLookup): Promi
       const bytes = (desc.options as { maxPartitionBytes?: number }).maxPartitionBytes ?? DEFAULT_SPLIT_BYTES;
       return planFileSplits(files, bytes);
     }
+    case "kafka":
+      return kafkaStaticSplits(desc.options);
     case "memory":
     case "rate":
       throw new SluiceError(`the ${desc.format} source is a stream: read it with readStream and writeStream.start()`);

@@ -1,5 +1,6 @@
 import type { Batch } from "../batch/batch.js";
 import type { InputPipeline } from "../planner/physical.js";
+import type { KafkaConnectionOptions } from "../sources/kafka/kafka-cluster.js";
 
 /**
  * What travels between the driver and a worker. A task is one input split pushed through one
@@ -21,7 +22,19 @@ export type InputSplit =
       readonly startTimeMs: number;
     }
   /** A byte range of a JSON-lines file; a line belongs to the split in which it starts. */
-  | { readonly kind: "file"; readonly path: string; readonly start: number; readonly end: number };
+  | { readonly kind: "file"; readonly path: string; readonly start: number; readonly end: number }
+  /** Offsets [startOffset, endOffset) of one Kafka partition, fetched by the worker itself. */
+  | {
+      readonly kind: "kafka";
+      readonly topic: string;
+      readonly partition: number;
+      readonly startOffset: number;
+      readonly endOffset: number;
+      readonly connection: KafkaConnectionOptions;
+      readonly failOnDataLoss: boolean;
+      readonly includeHeaders: boolean;
+      readonly maxPartitionFetchBytes: number;
+    };
 
 export interface TaskContext {
   readonly batchId: number;

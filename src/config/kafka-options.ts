@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { OptionError } from "../errors/errors.js";
+import { parseDuration } from "./duration.js";
+import { readModeSchema } from "./options.js";
+
+/**
+ * Options of the Kafka source, with Spark's names, defaults and rules. Options prefixed with
+ * `kafka.` configure the client; the few Spark rejects are rejected here with Spark's reasons.
+ */
+
+const bool = (name: string) =>
+  z.union([z.boolean(), z.enum(["true", "false"]).transform((s) => s === "true")], { error: `${name} must be true or false` });
+const positiveLong = (name: string) => z.coerce.number().int(`${name} must be a whole number`).positive(`${name} must be greater than 0`);
+
+export const kafkaSourceSchema = z
+  .object({
+    "kafka.bootstrap.servers": z.string({ error: "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer" }).min(1),
+    subscribe: z.string().min(1).optional(),
+    subscribePattern: z.string().min(1).optional(),
+    assign: z.string().min(1).optional(),
+    startingOffsets: z.string().min(1).optional(),
+    startingOffsetsByTimestamp: z.string().min(1).optional(),
+    startingTimestamp: z.coerce.number().int().nonnegative().optional(),
+    startingOffsetsByTimestampStrategy: z.enum(["error", "latest"], { error: 'startingOffsetsByTimestampStrategy must be "error" or "latest"' }).default("error"),
+    endingOffsets: z.string().min(1).optional(),
+    maxOffsetsPerTrigger: positiveLong("maxOffsetsPerTrigger").optional(),
+    minOffsetsPerTrigger: positiveLong("minOffsetsPerTrigger").optional(),
+    maxTriggerDelay: z
+      .union([z.string(), z.number()])
+      .transform((v) => parseDuration(v, "maxTriggerDelay"))
+      .default(15 * 60_000),
+    minPartitions: positiveLong("minPartitions").optional(),
+    failOnDataLoss: bool("failOnDataLoss").default(true),
+    includeHeaders: bool("includeHeaders").default(false),
+    /** Sluice: also commit each batch's end offsets to this consumer group, for lag tools. */
+    commitOffsetsToGroup: z.string().min(1).optional(),
+    "kafka.isolation.level": z
+      .enum(["read_uncommitted", "read_committed"], { error: "kafka.isolation.level must be read_uncommitted or read_committed" })
+      .default("read_uncommitted"),
+    "kafka.client.id": z.string().min(1).default("sluice"),
+    "kafka.request.timeout.ms": positiveLong("kafka.request.timeout.ms").default(30_000),
+    "kafka.connection.timeout.ms": positiveLong("kafka.connection.timeout.ms").default(10_000),
+    /** Largest fetch response per partition, in bytes (the Kafka consumer's max.partition.fetch.bytes). */
+    "kafka.max.partition.fetch.bytes": positiveLong("kafka.max.partition.fetch.bytes").default(8 * 1024 * 1024),
+    /** With a schema: what to do with values that are not valid JSON for it (as the JSON source). */
+    mode: z
+      .string()
+      .transform((s) => s.toUpperCase())
+      .pipe(readModeSchema)
+      .default("PERMISSIVE"),
+    columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
+  })
+  .strict();
+
+export type KafkaSourceOptions = z.output<typeof kafkaSourceSchema>;
+
+/** Kafka client options Spark refuses, with its reasons. */
+const REFUSED: Record<string, string> = {
+  "kafka.group.id": "Sluice keeps offsets in its checkpoint, not in a consumer group; use commitOffsetsToGroup to publish them to a group",
+  "kafka.auto.offset.reset":
+    "Kafka option 'auto.offset.reset' is not supported. Instead set the source option 'startingOffsets' to 'earliest' or 'latest' to specify where to start.",
+  "kafka.key.deserializer":
+    "Kafka option 'key.deserializer' is not supported as keys are deserialized as byte arrays. Use DataFrame operations to explicitly deserialize the keys.",
+  "kafka.value.deserializer":
+    "Kafka option 'value.deserializer' is not supported as values are deserialized as byte arrays. Use DataFrame operations to explicitly deserialize the values.",
+  "kafka.enable.auto.commit": "Kafka option 'enable.auto.commit' is not supported.",
+  "kafka.interceptor.classes": "Kafka option 'interceptor.classes' is not supported as it may cause unexpected behavior.",
+};
+
+/** Client options Spark refuses, checked before anything else so the user gets Spark's reason. */
+export function refuseKafkaClientOptions(raw: Record<string, unknown>): void {
+  for (const key of Object.keys(raw)) {
+    const reason = REFUSED[key];
+    if (reason) throw new OptionError(reason);
+  }
+}
+
+/** Spark's rules across options, after each option was validated on its own. */
+export function checkKafkaSourceOptions(raw: Record<string, unknown>, o: KafkaSourceOptions, streaming: boolean): void {
+  const strategies = ["subscribe", "subscribePattern", "assign"].filter((k) => raw[k] !== undefined);
+  if (strategies.length === 0) {
+    throw new OptionError("One of the following options must be specified for Kafka source: subscribe, subscribePattern, assign. See the docs for more details.");
+  }
+  if (strategies.length > 1) {
+    throw new OptionError("Only one of the following options can be specified for Kafka source: subscribe, subscribePattern, assign. See the docs for more details.");
+  }
+  if (o.subscribe !== undefined && o.subscribe.split(",").some((t) => t.trim() === "")) {
+    throw new OptionError(`No topics to subscribe to as specified topics are empty: subscribe=${o.subscribe}`);
+  }
+  if (o.subscribePattern !== undefined) {
+    try {
+      new RegExp(o.subscribePattern);
+    } catch (e) {
+      throw new OptionError(`subscribePattern: ${(e as Error).message}`);
+    }
+  }
+  if (streaming && o.endingOffsets !== undefined) {
+    throw new OptionError("Ending offset not valid in streaming queries: remove endingOffsets, or read the topic with read instead of readStream");
+  }
+  if (!streaming && o.startingOffsets === "latest") {
+    throw new OptionError("starting offset can't be latest for batch queries on Kafka");
+  }
+  if (o.endingOffsets === "earliest") {
+    throw new OptionError("ending offset can't be earliest for batch queries on Kafka");
+  }
+  if (o.minOffsetsPerTrigger !== undefined && o.maxOffsetsPerTrigger !== undefined && o.minOffsetsPerTrigger > o.maxOffsetsPerTrigger) {
+    throw new OptionError(
+      `The value of minOffsetPerTrigger(${o.minOffsetsPerTrigger}) is higher than the maxOffsetsPerTrigger(${o.maxOffsetsPerTrigger}).`,
+    );
+  }
+}
+
+/** Options of the Kafka sink. */
+export const kafkaSinkOptionsSchema = z
+  .object({
+    "kafka.bootstrap.servers": z.string({ error: "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer" }).min(1),
+    topic: z.string().min(1).optional(),
+    "kafka.client.id": z.string().min(1).default("sluice-sink"),
+  })
+  .strict();

@@ -1,0 +1,33 @@
+import type { ColType, Fields } from "../../types/dtype.js";
+
+/**
+ * Columns of a Kafka source, as Spark's. Keys and values hold the record's bytes as they are;
+ * Sluice has no binary column type yet, so they are string columns (exact for UTF-8 payloads
+ * such as JSON, which is what queries decode next).
+ */
+export const KAFKA_FIELDS: Fields = [
+  { name: "key", type: "string", nullable: true },
+  { name: "value", type: "string", nullable: true },
+  { name: "topic", type: "string", nullable: false },
+  { name: "partition", type: "int32", nullable: false },
+  { name: "offset", type: "int64", nullable: false },
+  { name: "timestamp", type: "timestamp", nullable: false },
+  { name: "timestampType", type: "int32", nullable: false },
+];
+
+/** `headers` (with includeHeaders): the record's headers as JSON text, null when there are none. */
+export const KAFKA_HEADERS_FIELD = { name: "headers", type: "string", nullable: true } as const;
+
+export function kafkaFields(includeHeaders: boolean): Fields {
+  return includeHeaders ? [...KAFKA_FIELDS, KAFKA_HEADERS_FIELD] : KAFKA_FIELDS;
+}
+
+export type KafkaSchema = {
+  readonly key: ColType<"string", true>;
+  readonly value: ColType<"string", true>;
+  readonly topic: ColType<"string", false>;
+  readonly partition: ColType<"int32", false>;
+  readonly offset: ColType<"int64", false>;
+  readonly timestamp: ColType<"timestamp", false>;
+  readonly timestampType: ColType<"int32", false>;
+};

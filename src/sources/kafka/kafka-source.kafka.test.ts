@@ -1,0 +1,102 @@
+import { CompressionTypes, Partitioners } from "kafkajs";
+import { afterAll, describe, expect, it } from "vitest";
+import { count } from "../../api/functions.js";
+import { withSession } from "../../testing/fixtures.js";
+import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
+
+const topics: string[] = [];
+afterAll(async () => {
+  if (topics.length) await deleteTopic(...topics);
+});
+
+async function topicWith(partitions: number, messages: { partition: number; key: string | null; value: string }[], compression = CompressionTypes.None) {
+  const topic = await createTopic("sluice-src", partitions);
+  topics.push(topic);
+  const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  await producer.send({ topic, compression, messages: messages.map((m) => ({ partition: m.partition, key: m.key, value: m.value })) });
+  await producer.disconnect();
+  return topic;
+}
+
+const source = (session: Parameters<Parameters<typeof withSession>[1]>[0], topic: string, extra: Record<string, string | number | boolean> = {}) =>
+  session.readStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).option("startingOffsets", "earliest").options(extra).load();
+
+describe("Kafka source against the real broker", () => {
+  it("reads every record once, with Spark's columns, in batches capped by maxOffsetsPerTrigger", () =>
+    withSession(2, async (session) => {
+      const messages = Array.from({ length: 400 }, (_, i) => ({ partition: i % 4, key: i % 2 ? `k${i}` : null, value: `{"n":${i}}` }));
+      const topic = await topicWith(4, messages);
+      const seen: { value: string | null; key: string | null; partition: number; offset: number }[] = [];
+      const q = source(session, topic, { maxOffsetsPerTrigger: 150 })
+        .select("key", "value", "partition", "offset")
+        .writeStream.foreachBatch(async (df) => {
+          seen.push(...(await df.collect()));
+        })
+        .trigger({ availableNow: true })
+        .start();
+      await q.awaitTermination();
+      expect(seen).toHaveLength(400);
+      expect(new Set(seen.map((r) => r.value)).size).toBe(400);
+      // 150 shared by backlog: floor(150 * 100 / 400) = 37 per partition, as Spark prorates.
+      expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([148, 148, 104]);
+      const first = seen.find((r) => r.value === '{"n":5}')!;
+      expect(first).toEqual({ key: "k5", value: '{"n":5}', partition: 1, offset: 1 });
+      expect(q.lastProgress!.sources[0]!.description).toBe(`KafkaV2[Subscribe[${topic}]]`);
+      expect(q.lastProgress!.sources[0]!.endOffset).toEqual({ [topic]: { "0": 100, "1": 100, "2": 100, "3": 100 } });
+      expect(q.lastProgress!.sources[0]!.metrics).toMatchObject({ minOffsetsBehindLatest: "0", maxOffsetsBehindLatest: "0" });
+    }));
+
+  it("reads gzip-compressed batches", () =>
+    withSession(0, async (session) => {
+      const topic = await topicWith(1, Array.from({ length: 50 }, (_, i) => ({ partition: 0, key: null, value: `v${i}` })), CompressionTypes.GZIP);
+      const rows = await session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).load().select("value", "offset").collect();
+      expect(rows.map((r) => r.value)).toEqual(Array.from({ length: 50 }, (_, i) => `v${i}`));
+      expect(rows.map((r) => r.offset)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    }));
+
+  it("aggregates a topic in a streaming query and continues from the checkpoint after a restart", () =>
+    withSession(1, async (session) => {
+      const topic = await topicWith(2, Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, key: `k${i % 3}`, value: "x" })));
+      const start = () =>
+        source(session, topic)
+          .groupBy("key")
+          .agg(count().alias("n"))
+          .writeStream.outputMode("complete")
+          .format("memory")
+          .queryName("kafka_counts")
+          .option("checkpointLocation", `/tmp/sluice-kafka-ckpt-${topic}`)
+          .start();
+      const q1 = start();
+      await q1.processAllAvailable();
+      await q1.stop();
+      const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      await producer.send({ topic, messages: [{ partition: 0, key: "k0", value: "y" }] });
+      await producer.disconnect();
+      const q2 = start();
+      await q2.processAllAvailable();
+      await q2.stop();
+      expect(await session.table("kafka_counts").orderBy("key").collect()).toEqual([
+        { key: "k0", n: 8 },
+        { key: "k1", n: 7 },
+        { key: "k2", n: 6 },
+      ]);
+      expect(q2.recentProgress.map((p) => p.numInputRows)).toEqual([1]);
+    }));
+
+  it("rejects Spark's invalid option combinations", () =>
+    withSession(0, async (session) => {
+      const base = () => session.readStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap());
+      expect(() => base().load()).toThrow("One of the following options must be specified for Kafka source: subscribe, subscribePattern, assign. See the docs for more details.");
+      expect(() => base().option("subscribe", "a").option("assign", '{"a":[0]}').load()).toThrow(
+        "Only one of the following options can be specified for Kafka source: subscribe, subscribePattern, assign. See the docs for more details.",
+      );
+      expect(() => base().option("subscribe", "a").option("kafka.auto.offset.reset", "earliest").load()).toThrow(/Kafka option 'auto.offset.reset' is not supported/);
+      expect(() => base().option("subscribe", "a").option("endingOffsets", "latest").load()).toThrow(/Ending offset not valid in streaming queries/);
+      expect(() => session.read.format("kafka").option("kafka.bootstrap.servers", "x:1").option("subscribe", "a").option("startingOffsets", "latest").load()).toThrow(
+        "starting offset can't be latest for batch queries on Kafka",
+      );
+      expect(() => session.readStream.format("kafka").option("subscribe", "a").load()).toThrow(/kafka\.bootstrap\.servers/);
+    }));
+});

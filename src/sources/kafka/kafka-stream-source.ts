@@ -1,0 +1,138 @@
+import * as path from "node:path";
+import { BatchLog } from "../../checkpoint/batch-log.js";
+import type { KafkaSourceOptions } from "../../config/kafka-options.js";
+import { SluiceError } from "../../errors/errors.js";
+import type { InputSplit } from "../../workers/protocol.js";
+import type { Offset, StreamSource } from "../source.js";
+import { kafkaStrategyText } from "../source.js";
+import { GroupCommitter } from "./group-commit.js";
+import { KafkaMetadata, type SubscriptionStrategy } from "./kafka-metadata.js";
+import { connectionOf, kafkaSplits, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
+import { lagMetrics, limitByBacklog, type OffsetRange } from "./offset-ranges.js";
+import { type PartitionOffsets, partitionsOf, type TopicPartition, toPartitionOffsets, tpKey } from "./partition-offsets.js";
+
+/**
+ * Spark's Kafka micro-batch stream. The driver decides each batch's offset range per partition
+ * (rate limits included) and records it in the offsets log; workers fetch exactly those ranges.
+ * Offsets never live in a consumer group (optionally they are also published to one).
+ */
+export class KafkaStreamSource implements StreamSource {
+  readonly description: string;
+  private readonly metadata: KafkaMetadata;
+  private readonly strategy: SubscriptionStrategy;
+  private readonly initialLog: BatchLog<PartitionOffsets>;
+  private readonly group: GroupCommitter | null;
+  /** Latest offsets seen by the last `latestOffset`, for progress and lag. */
+  private latestSeen = new Map<string, number>();
+  private lastTriggerMs: number;
+
+  constructor(
+    private readonly options: KafkaSourceOptions,
+    sourceDir: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.description = `KafkaV2[${kafkaStrategyText(options)}]`;
+    this.metadata = new KafkaMetadata(connectionOf(options));
+    this.strategy = strategyOf(options);
+    this.initialLog = new BatchLog(path.join(sourceDir, "initial"));
+    this.group = options.commitOffsetsToGroup ? new GroupCommitter(connectionOf(options), options.commitOffsetsToGroup) : null;
+    this.lastTriggerMs = now();
+  }
+
+  /** Resolved once and written under the checkpoint, so "latest" means the same after a restart. */
+  async initialOffset(): Promise<Offset> {
+    const logged = await this.initialLog.get(0);
+    if (logged) return logged;
+    const partitions = await this.metadata.partitions(this.strategy);
+    if (partitions.length === 0 && this.strategy.kind === "subscribe") {
+      throw new SluiceError(`Kafka topic(s) ${this.strategy.topics.join(", ")} not found at ${this.options["kafka.bootstrap.servers"]}`);
+    }
+    const start = toPartitionOffsets(
+      [...(await resolveStartingOffsets(this.options, partitions, this.metadata, "latest"))].map(([k, o]) => [byKey(partitions, k), o] as const),
+    );
+    await this.initialLog.add(0, start);
+    return (await this.initialLog.get(0))!;
+  }
+
+  async latestOffset(start: Offset): Promise<Offset> {
+    const from = start as PartitionOffsets;
+    const partitions = await this.metadata.partitions(this.strategy);
+    const present = new Set(partitions.map(tpKey));
+    const known = partitionsOf(from);
+    const lost = known.filter((tp) => !present.has(tpKey(tp)));
+    if (lost.length > 0) this.dataLoss(`partitions ${lost.map((tp) => `${tp.topic}-${tp.partition}`).join(", ")} are gone (topic deleted?)`);
+
+    const latest = await this.metadata.latest(partitions);
+    this.latestSeen = latest;
+    const startMap = new Map<string, number>();
+    const fresh = partitions.filter((tp) => !known.some((k) => tpKey(k) === tpKey(tp)));
+    // Partitions that appeared since the last batch are read from their earliest offset, as Spark does.
+    const earliestFresh = fresh.length ? await this.metadata.earliest(fresh) : new Map<string, number>();
+    for (const tp of partitions) {
+      const k = tpKey(tp);
+      const s = from[tp.topic]?.[String(tp.partition)] ?? earliestFresh.get(k)!;
+      if (s > latest.get(k)!) {
+        this.dataLoss(`${tp.topic}-${tp.partition} was at offset ${s} but its latest offset is now ${latest.get(k)} (topic recreated or truncated?)`);
+        startMap.set(k, latest.get(k)!);
+      } else {
+        startMap.set(k, s);
+      }
+    }
+    const backlog = partitions.reduce((n, tp) => n + latest.get(tpKey(tp))! - startMap.get(tpKey(tp))!, 0);
+    const { minOffsetsPerTrigger: min, maxOffsetsPerTrigger: max, maxTriggerDelay } = this.options;
+    if (min !== undefined && backlog < min && this.now() - this.lastTriggerMs < maxTriggerDelay) {
+      return toPartitionOffsets(partitions.filter((tp) => known.some((k) => tpKey(k) === tpKey(tp))).map((tp) => [tp, startMap.get(tpKey(tp))!] as const));
+    }
+    const end = max !== undefined ? limitByBacklog(partitions, startMap, latest, max) : latest;
+    const result = toPartitionOffsets(partitions.map((tp) => [tp, end.get(tpKey(tp))!] as const));
+    if (JSON.stringify(result) !== JSON.stringify(from)) this.lastTriggerMs = this.now();
+    return result;
+  }
+
+  async reportLatestOffset(): Promise<Offset> {
+    return toPartitionOffsets([...this.latestSeen].map(([k, o]) => [parseKey(k), o] as const));
+  }
+
+  metrics(end: Offset): Record<string, string> {
+    const endMap = new Map(partitionsOf(end as PartitionOffsets).map((tp) => [tpKey(tp), (end as PartitionOffsets)[tp.topic]![String(tp.partition)]!]));
+    return lagMetrics(endMap, this.latestSeen);
+  }
+
+  async planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]> {
+    const from = start as PartitionOffsets;
+    const to = partitionsOf(end as PartitionOffsets);
+    const fresh = to.filter((tp) => from[tp.topic]?.[String(tp.partition)] === undefined);
+    const earliestFresh = fresh.length ? await this.metadata.earliest(fresh) : new Map<string, number>();
+    const ranges: OffsetRange[] = to.map((tp) => ({
+      ...tp,
+      start: from[tp.topic]?.[String(tp.partition)] ?? earliestFresh.get(tpKey(tp))!,
+      end: (end as PartitionOffsets)[tp.topic]![String(tp.partition)]!,
+    }));
+    return kafkaSplits(this.options, ranges);
+  }
+
+  commit(end: Offset): void {
+    this.group?.commit(end as PartitionOffsets);
+  }
+
+  async stop(): Promise<void> {
+    await this.group?.close();
+  }
+
+  private dataLoss(what: string): void {
+    const message =
+      `Some data may have been lost because they are not available in Kafka any more: ${what}. ` +
+      'If you want your streaming query to continue, set the source option "failOnDataLoss" to "false".';
+    if (this.options.failOnDataLoss) throw new SluiceError(message);
+    console.warn(`${this.description}: ${message.replace(/ If you want.*$/, "")}; continuing because failOnDataLoss is false`);
+  }
+}
+
+function parseKey(k: string): TopicPartition {
+  const dash = k.lastIndexOf("-");
+  return { topic: k.slice(0, dash), partition: Number(k.slice(dash + 1)) };
+}
+
+function byKey(partitions: readonly TopicPartition[], k: string): TopicPartition {
+  return partitions.find((tp) => tpKey(tp) === k) ?? parseKey(k);
+}

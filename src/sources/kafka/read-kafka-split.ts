@@ -1,0 +1,90 @@
+import type { Batch } from "../../batch/batch.js";
+import { concatBatches } from "../../batch/concat.js";
+import { SluiceError } from "../../errors/errors.js";
+import type { InputSplit } from "../../workers/protocol.js";
+import { fetchPartitionRaw, KAFKA_ERRORS } from "./fetch-raw.js";
+import { clusterFor, isolationCode } from "./kafka-cluster.js";
+import { kafkaFields } from "./kafka-fields.js";
+import { decodeRecordBatches } from "./record-batch/decode.js";
+
+type KafkaSplit = Extract<InputSplit, { kind: "kafka" }>;
+
+/** Fetches that made no progress in a row before a task gives up (leader moves, empty responses). */
+const MAX_STALLS = 8;
+
+/**
+ * Reads one partition's offset range in the worker: fetch responses from the partition leader,
+ * their record batches decoded straight into columns, until the range end. Offsets that vanished
+ * (retention, deleted topic) are data loss: an error naming topic, partition and offsets, or,
+ * with failOnDataLoss=false, a warning and the rest of the range.
+ */
+export async function readKafkaSplit(split: KafkaSplit): Promise<Batch> {
+  const { topic, partition, endOffset } = split;
+  const cluster = await clusterFor(split.connection);
+  const isolation = split.connection.isolationLevel;
+  const parts: Batch[] = [];
+  let offset = split.startOffset;
+  let maxBytes = split.maxPartitionFetchBytes;
+  let stalls = 0;
+
+  const lost = (what: string): boolean => {
+    const message = `Some data may have been lost because they are not available in Kafka any more: ${topic}-${partition} offsets ${offset} to ${endOffset}: ${what}`;
+    if (split.failOnDataLoss) throw new SluiceError(`${message}. If you want your streaming query to continue, set the source option "failOnDataLoss" to "false".`);
+    console.warn(`${message}; continuing because failOnDataLoss is false`);
+    return false;
+  };
+
+  while (offset < endOffset) {
+    const raw = await fetchPartitionRaw(cluster, { topic, partition, offset, maxBytes, isolationLevel: isolationCode(isolation) });
+    if (raw.errorCode === KAFKA_ERRORS.OFFSET_OUT_OF_RANGE) {
+      if (raw.logStartOffset > offset && raw.logStartOffset < endOffset) {
+        lost(`the earliest offset available is ${raw.logStartOffset}`);
+        offset = raw.logStartOffset;
+        continue;
+      }
+      if (!lost("the offsets are out of range")) break;
+    }
+    if (raw.errorCode === KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION || raw.errorCode === KAFKA_ERRORS.UNKNOWN_TOPIC_ID) {
+      await cluster.refreshMetadata().catch(() => undefined);
+      if (++stalls >= MAX_STALLS) {
+        if (!lost("the topic or partition does not exist (deleted?)")) break;
+      }
+      continue;
+    }
+    if (raw.errorCode === KAFKA_ERRORS.NOT_LEADER_OR_FOLLOWER) {
+      await cluster.refreshMetadata();
+      if (++stalls >= MAX_STALLS) throw new SluiceError(`cannot find the leader of ${topic}-${partition}`);
+      continue;
+    }
+    if (raw.errorCode !== KAFKA_ERRORS.NONE) throw new SluiceError(`Kafka fetch of ${topic}-${partition} at offset ${offset} failed with error code ${raw.errorCode}`);
+
+    const decoded = decodeRecordBatches(raw.records, {
+      topic,
+      partition,
+      startOffset: offset,
+      endOffset,
+      isolation,
+      abortedTransactions: raw.abortedTransactions,
+      includeHeaders: split.includeHeaders,
+    });
+    if (decoded.batch.numRows > 0) parts.push(decoded.batch);
+    if (decoded.nextOffset > offset) {
+      offset = decoded.nextOffset;
+      stalls = 0;
+      continue;
+    }
+    // No progress: a batch larger than the fetch size, or the range reaches past the log's end.
+    if (decoded.truncatedBatchSize > maxBytes) {
+      maxBytes = decoded.truncatedBatchSize;
+      continue;
+    }
+    const available = isolation === "read_committed" ? raw.lastStableOffset : raw.highWatermark;
+    if (available <= offset) {
+      if (!lost(`the log ends at offset ${available}`)) break;
+    }
+    if (++stalls >= MAX_STALLS) throw new SluiceError(`fetching ${topic}-${partition} from offset ${offset} made no progress`);
+  }
+  const fields = kafkaFields(split.includeHeaders);
+  if (parts.length === 1) return parts[0]!;
+  return concatBatches(parts, fields);
+}
