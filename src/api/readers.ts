@@ -2,7 +2,7 @@ import type * as arrow from "apache-arrow";
 import type { z } from "zod";
 import { checkKafkaSourceOptions, kafkaSourceSchema, refuseKafkaClientOptions } from "../config/kafka-options.js";
 import { jsonOptionsSchema, rateOptionsSchema } from "../config/options.js";
-import { kafkaFields, type KafkaSchema } from "../sources/kafka/kafka-fields.js";
+import { kafkaDecodedFields, kafkaFields, type KafkaMetadataSchema, type KafkaSchema } from "../sources/kafka/kafka-fields.js";
 import { validateOptions } from "../config/validate.js";
 import { OptionError } from "../errors/errors.js";
 import type { JsonReadOptions, SourceDesc } from "../plan/logical.js";
@@ -19,6 +19,9 @@ export type RateSchema = {
 };
 
 export type StreamFormat = "json" | "rate" | "kafka";
+
+/** Kafka's columns, or with a record schema its decoded fields followed by Kafka's metadata columns. */
+export type KafkaOutput<S extends SchemaShape> = keyof S extends never ? KafkaSchema : S & KafkaMetadataSchema;
 type OptionValue = string | number | boolean;
 
 /** Options shared by the stream and the static reader. */
@@ -72,7 +75,12 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
     refuseKafkaClientOptions(this.opts);
     const o = validateOptions(kafkaSourceSchema, this.opts, where);
     checkKafkaSourceOptions(this.opts, o, this.streaming);
-    return this.frame({ format: "kafka", options: o, fields: kafkaFields(o.includeHeaders) });
+    const valueFields = this.fields;
+    if (!valueFields && (this.opts["mode"] !== undefined || o.deadLetterTopic !== undefined)) {
+      throw new OptionError(`${where}: mode and deadLetterTopic apply to decoded values; declare the record schema with .schema(z.object({ ... }))`);
+    }
+    const fields = valueFields ? kafkaDecodedFields(valueFields, o.includeHeaders) : kafkaFields(o.includeHeaders);
+    return this.frame({ format: "kafka", options: o, valueFields, fields });
   }
 
   protected frame(source: SourceDesc): DataFrame<any> {
@@ -101,7 +109,7 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
     return this as any;
   }
 
-  load(path?: string): DataFrame<F extends "rate" ? RateSchema : F extends "kafka" ? KafkaSchema : S> {
+  load(path?: string): DataFrame<F extends "rate" ? RateSchema : F extends "kafka" ? KafkaOutput<S> : S> {
     if (this.sourceFormat === "kafka") return this.kafka();
     if (this.sourceFormat === "rate") {
       const o = validateOptions(rateOptionsSchema, this.opts, "rate source");
@@ -122,7 +130,7 @@ export class DataFrameReader<S extends SchemaShape = {}, F extends "json" | "kaf
     return this as any;
   }
 
-  load(path?: string): DataFrame<F extends "kafka" ? KafkaSchema : S> {
+  load(path?: string): DataFrame<F extends "kafka" ? KafkaOutput<S> : S> {
     if (this.sourceFormat === "kafka") return this.kafka();
     if (path === undefined) throw new OptionError("load(): the json source needs a path to a JSON-lines file or folder");
     return this.json(path) as any;

@@ -49,6 +49,8 @@ export const kafkaSourceSchema = z
       .pipe(readModeSchema)
       .default("PERMISSIVE"),
     columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
+    /** With a schema: malformed records are also written, unchanged, to this topic. */
+    deadLetterTopic: z.string().min(1).optional(),
   })
   .strict();
 

@@ -24,7 +24,13 @@ export type SourceDesc =
       readonly options: JsonReadOptions;
     }
   /** Kafka topics (Spark's Kafka source); `options` are validated, `fields` the Kafka columns. */
-  | { readonly format: "kafka"; readonly options: KafkaSourceOptions; readonly fields: Fields }
+  | {
+      readonly format: "kafka";
+      readonly options: KafkaSourceOptions;
+      /** Fields of the JSON record schema given with `.schema()`, or null for raw key/value columns. */
+      readonly valueFields: Fields | null;
+      readonly fields: Fields;
+    }
   /** Rows already in memory (`read.rows`, `read.arrow`, `session.table`): held by the session. */
   | { readonly format: "table"; readonly tableId: string; readonly fields: Fields };
 

@@ -25,7 +25,7 @@ export function createStreamSource(desc: SourceDesc, index: number, ctx: SourceC
     case "json":
       return new JsonFileStreamSource(desc.path, desc.options as typeof desc.options & { maxPartitionBytes: number }, ctx.sourceDir(index));
     case "kafka":
-      return new KafkaStreamSource(desc.options, ctx.sourceDir(index));
+      return new KafkaStreamSource(desc.options, desc.valueFields, ctx.sourceDir(index));
     case "table":
       throw new SluiceError("Union between streaming and batch DataFrames/Datasets is not supported");
   }

@@ -17,6 +17,6 @@ export async function readInputSplit(source: SourceDesc, split: InputSplit, metr
       if (source.format !== "json") throw new SluiceError(`a file split cannot be read by a ${source.format} source`);
       return readJsonSplit(split, source, metrics);
     case "kafka":
-      return readKafkaSplit(split);
+      return readKafkaSplit(split, metrics);
   }
 }

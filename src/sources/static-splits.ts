@@ -25,7 +25,7 @@ export async function staticSplits(desc: SourceDesc, tables: TableLookup): Promi
       return planFileSplits(files, bytes);
     }
     case "kafka":
-      return kafkaStaticSplits(desc.options);
+      return kafkaStaticSplits(desc.options, desc.valueFields);
     case "memory":
     case "rate":
       throw new SluiceError(`the ${desc.format} source is a stream: read it with readStream and writeStream.start()`);

@@ -1,6 +1,8 @@
 import type { Batch } from "../batch/batch.js";
 import type { InputPipeline } from "../planner/physical.js";
 import type { KafkaConnectionOptions } from "../sources/kafka/kafka-cluster.js";
+import type { ReadMode } from "../plan/logical.js";
+import type { Fields } from "../types/dtype.js";
 
 /**
  * What travels between the driver and a worker. A task is one input split pushed through one
@@ -34,7 +36,17 @@ export type InputSplit =
       readonly failOnDataLoss: boolean;
       readonly includeHeaders: boolean;
       readonly maxPartitionFetchBytes: number;
+      /** With a record schema: values are decoded from JSON into these columns in the worker. */
+      readonly values: KafkaValueDecoding | null;
     };
+
+export interface KafkaValueDecoding {
+  readonly fields: Fields;
+  readonly mode: ReadMode;
+  readonly columnNameOfCorruptRecord: string;
+  /** Malformed records are also written, as they came, to this topic. */
+  readonly deadLetterTopic: string | null;
+}
 
 export interface TaskContext {
   readonly batchId: number;

@@ -1,3 +1,4 @@
+import { OptionError } from "../../errors/errors.js";
 import type { ColType, Fields } from "../../types/dtype.js";
 
 /**
@@ -31,3 +32,22 @@ export type KafkaSchema = {
   readonly timestamp: ColType<"timestamp", false>;
   readonly timestampType: ColType<"int32", false>;
 };
+
+/** Kafka columns that travel with decoded values: everything but `value`. */
+export function kafkaMetadataFields(includeHeaders: boolean): Fields {
+  return kafkaFields(includeHeaders).filter((f) => f.name !== "value");
+}
+
+/** Columns of a Kafka source with a record schema: the decoded fields, then Kafka's metadata. */
+export function kafkaDecodedFields(valueFields: Fields, includeHeaders: boolean): Fields {
+  const meta = kafkaMetadataFields(includeHeaders);
+  const clash = valueFields.find((f) => meta.some((m) => m.name === f.name));
+  if (clash) {
+    throw new OptionError(
+      `the record schema has a field "${clash.name}", which is also a Kafka column (${meta.map((m) => m.name).join(", ")}); rename it in the schema`,
+    );
+  }
+  return [...valueFields, ...meta];
+}
+
+export type KafkaMetadataSchema = Omit<KafkaSchema, "value">;

@@ -1,5 +1,6 @@
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { OptionError } from "../../errors/errors.js";
+import type { Fields } from "../../types/dtype.js";
 import type { InputSplit } from "../../workers/protocol.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
 import type { KafkaMetadata, SubscriptionStrategy } from "./kafka-metadata.js";
@@ -100,8 +101,11 @@ export async function resolveOffsetSpec(
 }
 
 /** One task per (split) offset range. */
-export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[]): InputSplit[] {
+export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], valueFields: Fields | null): InputSplit[] {
   const connection = connectionOf(o);
+  const values = valueFields
+    ? { fields: valueFields, mode: o.mode, columnNameOfCorruptRecord: o.columnNameOfCorruptRecord, deadLetterTopic: o.deadLetterTopic ?? null }
+    : null;
   return splitRanges(ranges, o.minPartitions).map((r) => ({
     kind: "kafka" as const,
     topic: r.topic,
@@ -112,5 +116,6 @@ export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[
     failOnDataLoss: o.failOnDataLoss,
     includeHeaders: o.includeHeaders,
     maxPartitionFetchBytes: o["kafka.max.partition.fetch.bytes"],
+    values,
   }));
 }

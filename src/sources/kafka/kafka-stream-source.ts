@@ -2,6 +2,7 @@ import * as path from "node:path";
 import { BatchLog } from "../../checkpoint/batch-log.js";
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { SluiceError } from "../../errors/errors.js";
+import type { Fields } from "../../types/dtype.js";
 import type { InputSplit } from "../../workers/protocol.js";
 import type { Offset, StreamSource } from "../source.js";
 import { kafkaStrategyText } from "../source.js";
@@ -28,6 +29,7 @@ export class KafkaStreamSource implements StreamSource {
 
   constructor(
     private readonly options: KafkaSourceOptions,
+    private readonly valueFields: Fields | null,
     sourceDir: string,
     private readonly now: () => number = Date.now,
   ) {
@@ -108,7 +110,7 @@ export class KafkaStreamSource implements StreamSource {
       start: from[tp.topic]?.[String(tp.partition)] ?? earliestFresh.get(tpKey(tp))!,
       end: (end as PartitionOffsets)[tp.topic]![String(tp.partition)]!,
     }));
-    return kafkaSplits(this.options, ranges);
+    return kafkaSplits(this.options, ranges, this.valueFields);
   }
 
   commit(end: Offset): void {

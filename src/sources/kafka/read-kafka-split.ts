@@ -1,7 +1,8 @@
 import type { Batch } from "../../batch/batch.js";
 import { concatBatches } from "../../batch/concat.js";
 import { SluiceError } from "../../errors/errors.js";
-import type { InputSplit } from "../../workers/protocol.js";
+import type { InputSplit, TaskMetrics } from "../../workers/protocol.js";
+import { decodeKafkaValues } from "./decode-values.js";
 import { fetchPartitionRaw, KAFKA_ERRORS } from "./fetch-raw.js";
 import { clusterFor, isolationCode } from "./kafka-cluster.js";
 import { kafkaFields } from "./kafka-fields.js";
@@ -18,7 +19,7 @@ const MAX_STALLS = 8;
  * (retention, deleted topic) are data loss: an error naming topic, partition and offsets, or,
  * with failOnDataLoss=false, a warning and the rest of the range.
  */
-export async function readKafkaSplit(split: KafkaSplit): Promise<Batch> {
+export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): Promise<Batch> {
   const { topic, partition, endOffset } = split;
   const cluster = await clusterFor(split.connection);
   const isolation = split.connection.isolationLevel;
@@ -85,6 +86,9 @@ export async function readKafkaSplit(split: KafkaSplit): Promise<Batch> {
     if (++stalls >= MAX_STALLS) throw new SluiceError(`fetching ${topic}-${partition} from offset ${offset} made no progress`);
   }
   const fields = kafkaFields(split.includeHeaders);
-  if (parts.length === 1) return parts[0]!;
-  return concatBatches(parts, fields);
+  const raw = parts.length === 1 ? parts[0]! : concatBatches(parts, fields);
+  if (!split.values) return raw;
+  const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition });
+  metrics.numMalformedRecords += decoded.numMalformed;
+  return decoded.batch;
 }

@@ -50,11 +50,6 @@ export function readInt64(view: DataView, pos: number): number {
   return view.getInt32(pos) * TWO_POW_32 + view.getUint32(pos + 4);
 }
 
-/** A big-endian int64 exactly, for producer ids (read once per transactional batch). */
-export function readInt64Exact(view: DataView, pos: number): bigint {
-  return view.getBigInt64(pos);
-}
-
 export function writeInt64(view: DataView, pos: number, value: number | bigint): void {
   if (typeof value === "bigint") {
     view.setBigInt64(pos, value);

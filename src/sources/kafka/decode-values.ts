@@ -1,0 +1,38 @@
+import { type Batch, makeBatch, readNumbers, readValidity } from "../../batch/batch.js";
+import { decodeJsonValues } from "../../formats/index.js";
+import { gatherColumn } from "../../kernels/gather.js";
+import type { KafkaValueDecoding } from "../../workers/protocol.js";
+import { sendToDeadLetterTopic } from "./dead-letter.js";
+import type { KafkaConnectionOptions } from "./kafka-cluster.js";
+
+/**
+ * Turns a batch of raw Kafka columns into the record schema's columns followed by Kafka's
+ * metadata columns, decoding each value's JSON straight from the value column's bytes. Malformed
+ * values follow the source's `mode`, and with a dead-letter topic are also written there as they
+ * came, with headers naming where they were read.
+ */
+export async function decodeKafkaValues(
+  raw: Batch,
+  decoding: KafkaValueDecoding,
+  connection: KafkaConnectionOptions,
+  where: { topic: string; partition: number },
+): Promise<{ batch: Batch; numMalformed: number }> {
+  const valueIndex = raw.fields.findIndex((f) => f.name === "value");
+  const value = raw.columns[valueIndex]!;
+  const offsets = readNumbers(raw.columns[raw.fields.findIndex((f) => f.name === "offset")]!);
+  const result = decodeJsonValues(value.values as Uint8Array, value.valueOffsets as Int32Array, readValidity(value), decoding.fields, {
+    mode: decoding.mode,
+    columnNameOfCorruptRecord: decoding.columnNameOfCorruptRecord,
+    describeRecord: (i) => `topic ${where.topic} partition ${where.partition} offset ${offsets[i]}`,
+  });
+  if (decoding.deadLetterTopic && result.malformedRows.length > 0) {
+    await sendToDeadLetterTopic(connection, decoding.deadLetterTopic, raw, result.malformedRows, where);
+  }
+  const keepAll = result.keptRows.length === raw.numRows;
+  const metaFields = raw.fields.filter((_, i) => i !== valueIndex);
+  const metaColumns = raw.columns.filter((_, i) => i !== valueIndex).map((c) => (keepAll ? c : gatherColumn(c, result.keptRows)));
+  return {
+    batch: makeBatch([...result.batch.fields, ...metaFields], [...result.batch.columns, ...metaColumns], result.batch.numRows),
+    numMalformed: result.numMalformed,
+  };
+}

@@ -1,0 +1,181 @@
+import { Partitioners } from "kafkajs";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { col, count, sum, window } from "../../api/functions.js";
+import { withSession } from "../../testing/fixtures.js";
+import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
+
+const topics: string[] = [];
+afterAll(async () => {
+  if (topics.length) await deleteTopic(...topics);
+});
+
+const Reading = z.object({ sensor: z.string(), value: z.int32(), time: z.iso.datetime() });
+const BASE = Date.UTC(2026, 0, 1);
+
+async function produceValues(topic: string, partitions: number, values: readonly (string | null)[]): Promise<void> {
+  const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const CHUNK = 25_000;
+  for (let from = 0; from < values.length; from += CHUNK) {
+    const messages = values.slice(from, from + CHUNK).map((value, j) => ({ value, partition: (from + j) % partitions }));
+    await producer.send({ topic, messages });
+  }
+  await producer.disconnect();
+}
+
+describe("Kafka JSON values decoded in the fetch path", () => {
+  it("1,000,000 JSON records in 4 partitions -> windowed aggregation with maxOffsetsPerTrigger -> exact counts", () =>
+    withSession(2, async (session) => {
+      const N = 1_000_000;
+      const topic = await createTopic("sluice-million", 4);
+      topics.push(topic);
+      const values = Array.from({ length: N }, (_, i) => `{"sensor":"s${i % 7}","value":${i % 100},"time":"${new Date(BASE + i).toISOString()}"}`);
+      await produceValues(topic, 4, values);
+
+      const q = session.readStream
+        .format("kafka")
+        .schema(Reading)
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("maxOffsetsPerTrigger", 300_000)
+        .load()
+        .withWatermark("time", "1 minute")
+        .groupBy(window(col("time"), "1 minute"))
+        .agg(count().alias("n"), sum(col("value")).alias("total"))
+        .writeStream.outputMode("complete")
+        .format("memory")
+        .queryName(`million_${topics.length}`)
+        .trigger({ availableNow: true })
+        .start();
+      await q.awaitTermination();
+
+      const expected = new Map<number, { n: number; total: number }>();
+      for (let i = 0; i < N; i++) {
+        const start = Math.floor(i / 60_000) * 60_000;
+        const e = expected.get(start) ?? { n: 0, total: 0 };
+        e.n++;
+        e.total += i % 100;
+        expected.set(start, e);
+      }
+      const rows = await session.table(`million_${topics.length}`).orderBy("window").collect();
+      expect(rows).toEqual([...expected].map(([start, e]) => ({ window: { start: new Date(BASE + start), end: new Date(BASE + start + 60_000) }, n: e.n, total: e.total })));
+      expect(q.recentProgress.reduce((n, p) => n + p.numInputRows, 0)).toBe(N);
+      expect(q.recentProgress.filter((p) => p.numInputRows > 0).map((p) => p.numInputRows)).toEqual([300_000, 300_000, 300_000, 100_000]);
+    }), 180_000);
+
+  const BAD = ['{"sensor":"a","value":1,"time":"2026-01-01T00:00:00Z"}', '{"sensor":"b","value":', null, '{"sensor":"c","value":"x","time":"2026-01-01T00:00:01Z"}'];
+
+  it.each([
+    ["PERMISSIVE", [{ sensor: "a", value: 1 }, { sensor: null, value: null }, { sensor: null, value: null }, { sensor: null, value: null }], 2],
+    ["DROPMALFORMED", [{ sensor: "a", value: 1 }, { sensor: null, value: null }], 2],
+  ] as const)("malformed values under %s", (mode, rows, malformed) =>
+    withSession(0, async (session) => {
+      const topic = await createTopic("sluice-bad", 1);
+      topics.push(topic);
+      await produceValues(topic, 1, BAD);
+      const q = session.readStream
+        .format("kafka")
+        .schema(Reading)
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("mode", mode)
+        .load()
+        .select("sensor", "value")
+        .writeStream.format("memory")
+        .queryName(`bad_${mode}`)
+        .start();
+      await q.processAllAvailable();
+      await q.stop();
+      // A null value is a row of nulls (as from_json(null)), not a malformed record.
+      expect(await session.table(`bad_${mode}`).collect()).toEqual(rows);
+      expect(q.lastProgress!.sources[0]!.metrics.numMalformedRecords).toBe(String(malformed));
+    }));
+
+  it("FAILFAST names topic, partition and offset of the bad record", () =>
+    withSession(1, async (session) => {
+      const topic = await createTopic("sluice-failfast", 1);
+      topics.push(topic);
+      await produceValues(topic, 1, BAD);
+      const q = session.readStream
+        .format("kafka")
+        .schema(Reading)
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("mode", "FAILFAST")
+        .load()
+        .writeStream.format("memory")
+        .queryName("bad_failfast")
+        .start();
+      await expect(q.awaitTermination()).rejects.toThrow(`topic ${topic} partition 0 offset 1`);
+    }));
+
+  it("sends malformed records to a dead-letter topic", () =>
+    withSession(0, async (session) => {
+      const topic = await createTopic("sluice-dlq-src", 1);
+      const dlq = await createTopic("sluice-dlq", 1);
+      topics.push(topic, dlq);
+      await produceValues(topic, 1, BAD);
+      const q = session.readStream
+        .format("kafka")
+        .schema(Reading)
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("mode", "DROPMALFORMED")
+        .option("deadLetterTopic", dlq)
+        .load()
+        .writeStream.format("memory")
+        .queryName("dlq_q")
+        .start();
+      await q.processAllAvailable();
+      await q.stop();
+      const dead = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", dlq)
+        .option("includeHeaders", true)
+        .load()
+        .select("value", "headers")
+        .collect();
+      expect(dead.map((r) => r.value)).toEqual([BAD[1], BAD[3]]);
+      expect(JSON.parse(dead[0]!.headers as string)).toEqual([
+        { key: "sluice.source.topic", value: topic },
+        { key: "sluice.source.partition", value: "0" },
+        { key: "sluice.source.offset", value: "1" },
+      ]);
+    }));
+});
+
+describe("Kafka sink against the real broker", () => {
+  it("writes value, key and topic columns, idempotently, and refuses a query without value", () =>
+    withSession(0, async (session) => {
+      const target = await createTopic("sluice-sink", 2);
+      topics.push(target);
+      const input = session.memoryStream(z.object({ id: z.string(), body: z.string() }));
+      const q = input
+        .toDF()
+        .select(col("id").alias("key"), col("body").alias("value"))
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("topic", target)
+        .start();
+      input.addData({ id: "k1", body: "hello" }, { id: "k2", body: "world" });
+      await q.processAllAvailable();
+      await q.stop();
+      const rows = await session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", target).load().select("key", "value").orderBy("key").collect();
+      expect(rows).toEqual([
+        { key: "k1", value: "hello" },
+        { key: "k2", value: "world" },
+      ]);
+      expect(() => input.toDF().select("id").writeStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("topic", target).start()).toThrow(
+        "Required attribute 'value' not found",
+      );
+      expect(() => input.toDF().select(col("body").alias("value")).writeStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).start()).toThrow(
+        "topic option required when no 'topic' attribute is present. Use the topic option for setting a topic.",
+      );
+    }));
+});
