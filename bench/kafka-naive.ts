@@ -64,6 +64,9 @@ async function runSluice(topic: string): Promise<{ seconds: number; answer: Map<
       .trigger({ availableNow: true })
       .start();
     await q.awaitTermination();
+    if (process.env.SLUICE_BENCH_VERBOSE) {
+      for (const p of q.recentProgress) console.log(`  batch ${p.batchId}: ${p.numInputRows} rows, ${JSON.stringify(p.durationMs)}`);
+    }
     return { seconds: (performance.now() - started) / 1000, answer };
   } finally {
     await session.stop();

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { col, count, sum, window } from "../../api/functions.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
+import { produceJson } from "../../testing/kafka-load.js";
 
 const topics: string[] = [];
 afterAll(async () => {
@@ -30,8 +31,7 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       const N = 1_000_000;
       const topic = await createTopic("sluice-million", 4);
       topics.push(topic);
-      const values = Array.from({ length: N }, (_, i) => `{"sensor":"s${i % 7}","value":${i % 100},"time":"${new Date(BASE + i).toISOString()}"}`);
-      await produceValues(topic, 4, values);
+      await produceJson(kafkaBootstrap(), topic, 4, N, (i) => `{"sensor":"s${i % 7}","value":${i % 100},"time":"${new Date(BASE + i).toISOString()}"}`);
 
       const q = session.readStream
         .format("kafka")

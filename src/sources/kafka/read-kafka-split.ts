@@ -3,7 +3,8 @@ import { concatBatches } from "../../batch/concat.js";
 import { SluiceError } from "../../errors/errors.js";
 import type { InputSplit, TaskMetrics } from "../../workers/protocol.js";
 import { decodeKafkaValues } from "./decode-values.js";
-import { fetchPartitionRaw, KAFKA_ERRORS } from "./fetch-raw.js";
+import { fetchPartitionRaw, KAFKA_ERRORS, type RawPartitionFetch } from "./fetch-raw.js";
+import { scanNextOffset } from "./record-batch/scan-next-offset.js";
 import { clusterFor, isolationCode } from "./kafka-cluster.js";
 import { kafkaFields } from "./kafka-fields.js";
 import { decodeRecordBatches } from "./record-batch/decode.js";
@@ -35,8 +36,21 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     return false;
   };
 
+  const fetchAt = (at: number) => fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes, isolationLevel: isolationCode(isolation) });
+  // The next fetch is sent before this one is decoded, so the broker and the network work
+  // while the worker decodes.
+  let ahead: { offset: number; response: Promise<RawPartitionFetch> } | null = null;
+
   while (offset < endOffset) {
-    const raw = await fetchPartitionRaw(cluster, { topic, partition, offset, maxBytes, isolationLevel: isolationCode(isolation) });
+    const raw = ahead && ahead.offset === offset ? await ahead.response : await fetchAt(offset);
+    ahead = null;
+    if (raw.errorCode === KAFKA_ERRORS.NONE) {
+      const next = scanNextOffset(raw.records, offset);
+      if (next > offset && next < endOffset) {
+        ahead = { offset: next, response: fetchAt(next) };
+        ahead.response.catch(() => undefined);
+      }
+    }
     if (raw.errorCode === KAFKA_ERRORS.OFFSET_OUT_OF_RANGE) {
       if (raw.logStartOffset > offset && raw.logStartOffset < endOffset) {
         lost(`the earliest offset available is ${raw.logStartOffset}`);
