@@ -7,7 +7,8 @@ export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.
 export { GroupedData } from "./api/grouped-data.js";
 export { Column, type SortOrder, type Operand } from "./api/column.js";
 export { MemoryStream } from "./api/memory-stream.js";
-export { DataStreamReader, DataFrameReader, type RateSchema, type StreamFormat } from "./api/readers.js";
+export { DataStreamReader, DataFrameReader, type KafkaOutput, type RateSchema, type StreamFormat } from "./api/readers.js";
+export type { KafkaSchema, KafkaMetadataSchema } from "./sources/kafka/kafka-fields.js";
 export { DataStreamWriter, type ForeachBatchFunction, type SinkFormat } from "./api/data-stream-writer.js";
 export * as functions from "./api/functions.js";
 export {
@@ -33,6 +34,8 @@ export {
   when,
   window,
   session_window,
+  from_json,
+  JsonColumns,
   type TruncUnit,
 } from "./api/functions.js";
 export { StreamingQuery } from "./runtime/streaming-query.js";

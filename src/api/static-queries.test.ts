@@ -2,7 +2,7 @@ import { tableFromArrays } from "apache-arrow";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { at, WORKER_COUNTS, withSession } from "../testing/fixtures.js";
-import { avg, col, concat, count, date_trunc, hour, lit, lower, max, substring, upper, when } from "./functions.js";
+import { avg, col, concat, count, date_trunc, from_json, hour, lit, lower, max, substring, upper, when } from "./functions.js";
 
 const Sale = z.object({ shop: z.string(), item: z.string().nullable(), amount: z.number(), qty: z.int32(), time: z.date() });
 const rows = [
@@ -69,6 +69,36 @@ describe.each(WORKER_COUNTS)("static DataFrames with %i workers", (workers) => {
         { city: "Oslo", qty: 2 },
         { city: "Rome", qty: 1 },
       ]);
+    }));
+});
+
+describe("from_json", () => {
+  const Event = z.object({ body: z.string().nullable(), n: z.int32() });
+  const Payload = z.object({ page: z.string(), ms: z.int32() });
+
+  it.each(WORKER_COUNTS)("parses JSON text into the schema's columns, malformed and null values as nulls (%i workers)", (workers) =>
+    withSession(workers, async (session) => {
+      const df = session.createDataFrame(
+        [
+          { body: '{"page":"/a","ms":12}', n: 1 },
+          { body: '{"page":"/b",', n: 2 },
+          { body: null, n: 3 },
+        ],
+        Event,
+      );
+      expect(await df.select(from_json(col("body"), Payload), "n").collect()).toEqual([
+        { page: "/a", ms: 12, n: 1 },
+        { page: null, ms: null, n: 2 },
+        { page: null, ms: null, n: 3 },
+      ]);
+    }));
+
+  it("FAILFAST names the row, and from_json anywhere but a select is refused", () =>
+    withSession(0, async (session) => {
+      const df = session.createDataFrame([{ body: "nope", n: 1 }], Event);
+      await expect(df.select(from_json(col("body"), Payload, { mode: "FAILFAST" })).collect()).rejects.toThrow(/row 0 of the batch/);
+      expect(() => df.filter(from_json(col("body"), Payload) as never)).toThrow("from_json(...) gives several columns: use it as a top-level column of select()");
+      expect(() => df.select(from_json(col("n"), Payload))).toThrow("from_json() needs a string column, but n is int32");
     }));
 });
 

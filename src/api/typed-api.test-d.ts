@@ -2,7 +2,7 @@ import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import type { ColType, RowOf, WindowValue } from "../types/dtype.js";
 import type { DataFrame } from "./data-frame.js";
-import { avg, col, count, lit, lower, max, sum, window } from "./functions.js";
+import { avg, col, count, from_json, lit, lower, max, sum, window } from "./functions.js";
 import type { Session } from "./session.js";
 
 declare const session: Session;
@@ -73,6 +73,15 @@ describe("column names and types flow from the schema", () => {
     type S = NonNullable<(typeof out)["__schema"]>;
     expectTypeOf<S["campaign"]>().toEqualTypeOf<ColType<"string", true>>();
     expectTypeOf<S["user"]>().toEqualTypeOf<ColType<"string", false>>();
+  });
+
+  it("from_json adds the schema's columns, nullable, to a select", () => {
+    const Payload = z.object({ page: z.string(), ms: z.int32() });
+    const out = clicks.select(from_json(col("user"), Payload), "time");
+    type S = NonNullable<(typeof out)["__schema"]>;
+    expectTypeOf<keyof S>().toEqualTypeOf<"page" | "ms" | "time">();
+    expectTypeOf<S["ms"]>().toEqualTypeOf<ColType<"int32", true>>();
+    expectTypeOf<S["time"]>().toEqualTypeOf<ColType<"timestamp", false>>();
   });
 
   it("rejects misspelt columns at compile time", () => {

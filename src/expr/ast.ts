@@ -1,4 +1,4 @@
-import type { DType } from "../types/dtype.js";
+import type { DType, Fields } from "../types/dtype.js";
 
 /**
  * The expression tree. Expressions are plain, serializable data (never closures) so that a plan
@@ -56,7 +56,12 @@ export type Expr =
   | { readonly kind: "sessionWindow"; readonly time: Expr; readonly gapMs: number }
   | { readonly kind: "alias"; readonly child: Expr; readonly name: string }
   /** An aggregate; `child` is null for `count(*)`. */
-  | { readonly kind: "agg"; readonly fn: AggFn; readonly child: Expr | null };
+  | { readonly kind: "agg"; readonly fn: AggFn; readonly child: Expr | null }
+  /**
+   * `from_json(col, schema)`: parses JSON text into the schema's columns. It yields several columns,
+   * so it may only stand at the top level of `select`, whose output it extends by those columns.
+   */
+  | { readonly kind: "fromJson"; readonly child: Expr; readonly fields: Fields; readonly mode: "PERMISSIVE" | "FAILFAST" };
 
 export type ExprKind = Expr["kind"];
 export type ExprOf<K extends ExprKind> = Extract<Expr, { kind: K }>;
@@ -81,6 +86,7 @@ export function children(e: Expr): readonly Expr[] {
     case "in":
     case "cast":
     case "alias":
+    case "fromJson":
       return [e.child];
     case "case":
       return [...e.branches.flatMap((b) => [b.when, b.then]), ...(e.otherwise ? [e.otherwise] : [])];

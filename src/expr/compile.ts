@@ -161,6 +161,8 @@ function compileNode(e: Expr, fields: Fields): Compiled {
       throw onlyInGroupBy("session_window()");
     case "agg":
       throw onlyInGroupBy(`the aggregate function ${e.fn}()`);
+    case "fromJson":
+      throw new AnalysisError("from_json(...) gives several columns: use it as a top-level column of select()");
     default:
       return assertNever(e, "expression");
   }

@@ -105,6 +105,8 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       need(t.type === "timestamp", e.kind === "window" ? "window()" : "session_window()", "a timestamp column", t.type);
       return { type: "window", nullable: false };
     }
+    case "fromJson":
+      throw new AnalysisError("from_json(...) gives several columns: use it as a top-level column of select()");
     case "agg": {
       if (e.fn === "count") {
         if (e.child) resolveType(e.child, fields);
@@ -208,6 +210,8 @@ export function outputName(e: Expr): string {
       return "session_window";
     case "agg":
       return `${e.fn}(${e.child ? outputName(e.child) : "1"})`;
+    case "fromJson":
+      return `from_json(${outputName(e.child)})`;
     default:
       return assertNever(e, "expression");
   }

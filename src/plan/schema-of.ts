@@ -1,6 +1,7 @@
 import { AnalysisError } from "../errors/errors.js";
 import { assertNever } from "../expr/ast.js";
-import { lookupColumn, outputField, outputName } from "../expr/resolve.js";
+import type { Expr } from "../expr/ast.js";
+import { lookupColumn, outputField, outputName, resolveType } from "../expr/resolve.js";
 import type { Field, Fields } from "../types/dtype.js";
 import type { LogicalPlan } from "./logical.js";
 
@@ -24,7 +25,7 @@ function compute(p: LogicalPlan): Fields {
       return p.fields;
     case "project": {
       const input = schemaOf(p.input);
-      return uniqueNames(p.exprs.map((e) => outputField(e, input)), "select");
+      return uniqueNames(p.exprs.flatMap((e) => (e.kind === "fromJson" ? jsonFields(e, input) : [outputField(e, input)])), "select");
     }
     case "filter": {
       const input = schemaOf(p.input);
@@ -96,6 +97,13 @@ function compute(p: LogicalPlan): Fields {
     default:
       return assertNever(p, "plan node");
   }
+}
+
+/** The columns `from_json` adds: the schema's fields, nullable since a malformed value gives nulls. */
+function jsonFields(e: Extract<Expr, { kind: "fromJson" }>, input: Fields): Field[] {
+  const source = resolveType(e.child, input);
+  if (source.type !== "string") throw new AnalysisError(`from_json() needs a string column, but ${outputName(e.child)} is ${source.type}`);
+  return e.fields.map((f) => ({ ...f, nullable: true }));
 }
 
 function uniqueNames(fields: Field[], op: string): Fields {

@@ -1,6 +1,7 @@
 import type { Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
-import { filterBatch, projectBatch } from "../expr/compile.js";
+import { filterBatch } from "../expr/compile.js";
+import { project } from "../operators/project.js";
 import { assertNever } from "../expr/ast.js";
 import { limitBatch, sortBatch } from "../kernels/sort.js";
 import type { InputPipeline, PostStep } from "../planner/physical.js";
@@ -67,7 +68,7 @@ export function applyPostSteps(batch: Batch, steps: readonly PostStep[]): Batch 
         out = filterBatch(out, step.condition);
         break;
       case "project":
-        out = projectBatch(out, step.exprs);
+        out = project(out, step.exprs);
         break;
       case "sort":
         out = sortBatch(out, step.orders);

@@ -1,4 +1,5 @@
-import { filterBatch, projectBatch } from "../expr/compile.js";
+import { filterBatch } from "../expr/compile.js";
+import { project } from "../operators/project.js";
 import { observeEventTime } from "../operators/observe-event-time.js";
 import { dropLateRows } from "../operators/drop-late.js";
 import { partialAggregate } from "../operators/partial-aggregate.js";
@@ -25,7 +26,7 @@ export async function runTask(task: Task): Promise<TaskResult> {
         batch = filterBatch(batch, step.condition);
         break;
       case "project":
-        batch = projectBatch(batch, step.exprs);
+        batch = project(batch, step.exprs);
         break;
       case "observeEventTime":
         metrics.eventTime[step.watermarkIndex] = observeEventTime(batch, step.column, metrics.eventTime[step.watermarkIndex] ?? null);

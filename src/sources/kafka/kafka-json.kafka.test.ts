@@ -1,7 +1,7 @@
 import { Partitioners } from "kafkajs";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { col, count, sum, window } from "../../api/functions.js";
+import { col, count, from_json, sum, window } from "../../api/functions.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
 import { produceJson } from "../../testing/kafka-load.js";
@@ -92,6 +92,27 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       // A null value is a row of nulls (as from_json(null)), not a malformed record.
       expect(await session.table(`bad_${mode}`).collect()).toEqual(rows);
       expect(q.lastProgress!.sources[0]!.metrics.numMalformedRecords).toBe(String(malformed));
+    }));
+
+  it("from_json(col(\"value\"), schema) parses raw Kafka values in a select", () =>
+    withSession(1, async (session) => {
+      const topic = await createTopic("sluice-from-json", 1);
+      topics.push(topic);
+      await produceValues(topic, 1, BAD);
+      const rows = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .load()
+        .select(from_json(col("value"), Reading), "offset")
+        .select("sensor", "value", "offset")
+        .collect();
+      expect(rows).toEqual([
+        { sensor: "a", value: 1, offset: 0 },
+        { sensor: null, value: null, offset: 1 },
+        { sensor: null, value: null, offset: 2 },
+        { sensor: null, value: null, offset: 3 },
+      ]);
     }));
 
   it("FAILFAST names topic, partition and offset of the bad record", () =>
