@@ -107,6 +107,67 @@ describe("Kafka source semantics against the real broker", () => {
       expect(await read(session, topic, { startingTimestamp: 0 }).count()).toBe(10);
     }));
 
+  it("subscribePattern reads every matching topic; assign reads exactly the listed partitions", () =>
+    withSession(0, async (session) => {
+      const a = await newTopic(2);
+      const b = await newTopic(1);
+      await produce(a, [
+        { value: "a0", partition: 0 },
+        { value: "a1", partition: 1 },
+      ]);
+      await produce(b, [{ value: "b0", partition: 0 }]);
+      const byPattern = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribePattern", `${a}|${b}`)
+        .load()
+        .select("value")
+        .orderBy("value")
+        .collect();
+      expect(byPattern.map((r) => r.value)).toEqual(["a0", "a1", "b0"]);
+      const assigned = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("assign", JSON.stringify({ [a]: [1] }))
+        .load()
+        .select("value", "topic", "partition")
+        .collect();
+      expect(assigned).toEqual([{ value: "a1", topic: a, partition: 1 }]);
+      await expect(session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("assign", "[0,1]").load().collect()).rejects.toThrow(
+        'assign: expected JSON such as {"topicA":[0,1],"topicB":[2,4]}, got [0,1]',
+      );
+    }));
+
+  it("minOffsetsPerTrigger waits for enough new offsets, up to maxTriggerDelay", () =>
+    withSession(0, async (session) => {
+      const topic = await newTopic(1);
+      await produce(topic, [{ value: "first" }]);
+      const batches: number[] = [];
+      const q = session.readStream
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("minOffsetsPerTrigger", 3)
+        .option("maxTriggerDelay", "2 seconds")
+        .load()
+        .writeStream.foreachBatch((df, id) => {
+          batches.push(id);
+        })
+        .trigger({ processingTime: "100 milliseconds" })
+        .start();
+      await new Promise((r) => setTimeout(r, 700));
+      // One offset is fewer than three, and the delay has not passed: no batch yet.
+      expect(q.recentProgress).toHaveLength(0);
+      await new Promise((r) => setTimeout(r, 2200));
+      // maxTriggerDelay passed: the single record is processed anyway.
+      expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([1]);
+      await produce(topic, [{ value: "a" }, { value: "b" }, { value: "c" }]);
+      await new Promise((r) => setTimeout(r, 1000));
+      await q.stop();
+      expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([1, 3]);
+    }));
+
   it("includeHeaders adds the record headers", () =>
     withSession(0, async (session) => {
       const topic = await newTopic(1);
