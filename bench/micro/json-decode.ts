@@ -18,7 +18,7 @@ import type { Fields } from "../../src/types/dtype.js";
 const LINES = Number(process.argv[2] ?? 1_000_000);
 /**
  * Each run starts from a collected heap, so that it does not pay for collecting the batches the
- * candidate before it left behind (whichever candidate ran second measured up to 20% slower).
+ * candidate before it left behind (whichever candidate ran second measured 15-25% slower).
  */
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;

@@ -74,14 +74,24 @@ export class JsonRecordDecoder {
     s.end = end;
     this.recordSerial++;
     this.keyQuote = -1;
-    if (p < end && src[p]! <= SPACE) p = s.skipSpace(p);
-    if (byteAt(src, p, end) !== OPEN_BRACE) throw syntaxProblem(`expected a JSON object, ${this.describeTopLevel(p)}`);
-    // Compact JSON has no spaces: each `<= SPACE` test spares a call on that common path.
-    if (++p < end && src[p]! <= SPACE) p = s.skipSpace(p);
-    if (byteAt(src, p, end) !== CLOSE_BRACE) {
+    // Each structural byte is read once: compact JSON has none of the spaces that the `<= SPACE`
+    // tests look for, so they spare a call on that common path (END passes them too, and then
+    // skipSpace returns at once).
+    let c = byteAt(src, p, end);
+    if (c <= SPACE) {
+      p = s.skipSpace(p);
+      c = byteAt(src, p, end);
+    }
+    if (c !== OPEN_BRACE) throw syntaxProblem(`expected a JSON object, ${this.describeTopLevel(p)}`);
+    c = byteAt(src, ++p, end);
+    if (c <= SPACE) {
+      p = s.skipSpace(p);
+      c = byteAt(src, p, end);
+    }
+    if (c !== CLOSE_BRACE) {
       let previous = NO_FIELD;
       for (;;) {
-        if (byteAt(src, p, end) !== QUOTE) throw syntaxProblem(`expected '"' to start a field name${this.afterKeyText()}, found ${describeByte(byteAt(src, p, end))}`);
+        if (c !== QUOTE) throw syntaxProblem(`expected '"' to start a field name${this.afterKeyText()}, found ${describeByte(c)}`);
         const guess = this.successor[previous + 1]!;
         let field: number;
         this.keyQuote = p;
@@ -94,20 +104,31 @@ export class JsonRecordDecoder {
           if (field !== NO_FIELD) this.successor[previous + 1] = field;
         }
         if (field !== NO_FIELD) previous = field;
-        if (p < end && src[p]! <= SPACE) p = s.skipSpace(p);
-        if (byteAt(src, p, end) !== COLON) throw syntaxProblem(`expected ':' after field name ${this.keyText()}, found ${describeByte(byteAt(src, p, end))}`);
-        if (++p < end && src[p]! <= SPACE) p = s.skipSpace(p);
+        c = byteAt(src, p, end);
+        if (c <= SPACE) {
+          p = s.skipSpace(p);
+          c = byteAt(src, p, end);
+        }
+        if (c !== COLON) throw syntaxProblem(`expected ':' after field name ${this.keyText()}, found ${describeByte(c)}`);
+        if (byteAt(src, ++p, end) <= SPACE) p = s.skipSpace(p);
         if (field === NO_FIELD) {
           p = s.skipValue(p, 1);
         } else {
           this.seenInRecord[field] = this.recordSerial;
           p = this.decodeValue(field, row, p);
         }
-        if (p < end && src[p]! <= SPACE) p = s.skipSpace(p);
-        const c = byteAt(src, p, end);
+        c = byteAt(src, p, end);
+        if (c <= SPACE) {
+          p = s.skipSpace(p);
+          c = byteAt(src, p, end);
+        }
         if (c === CLOSE_BRACE) break;
         if (c !== COMMA) throw syntaxProblem(`expected ',' or '}' after field ${this.keyText()}, found ${describeByte(c)}`);
-        if (++p < end && src[p]! <= SPACE) p = s.skipSpace(p);
+        c = byteAt(src, ++p, end);
+        if (c <= SPACE) {
+          p = s.skipSpace(p);
+          c = byteAt(src, p, end);
+        }
       }
     }
     p = s.skipSpace(p + 1);
