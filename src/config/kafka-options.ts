@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { OptionError } from "../errors/errors.js";
 import { parseDuration } from "./duration.js";
-import { readModeSchema } from "./options.js";
+import { badRecordOptions } from "./options.js";
 
 /**
  * Options of the Kafka source, with Spark's names, defaults and rules. Options prefixed with
@@ -43,12 +43,7 @@ export const kafkaSourceSchema = z
     /** Largest fetch response per partition, in bytes (the Kafka consumer's max.partition.fetch.bytes). */
     "kafka.max.partition.fetch.bytes": positiveLong("kafka.max.partition.fetch.bytes").default(8 * 1024 * 1024),
     /** With a schema: what to do with values that are not valid JSON for it (as the JSON source). */
-    mode: z
-      .string()
-      .transform((s) => s.toUpperCase())
-      .pipe(readModeSchema)
-      .default("PERMISSIVE"),
-    columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
+    ...badRecordOptions,
     /** With a schema: malformed records are also written, unchanged, to this topic. */
     deadLetterTopic: z.string().min(1).optional(),
   })

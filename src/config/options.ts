@@ -41,14 +41,19 @@ export const readModeSchema = z.enum(["PERMISSIVE", "DROPMALFORMED", "FAILFAST"]
   error: "mode must be one of PERMISSIVE, DROPMALFORMED, FAILFAST",
 });
 
+/** Spark's bad-record options, shared by every source that decodes JSON. */
+export const badRecordOptions = {
+  mode: z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(readModeSchema)
+    .default("PERMISSIVE"),
+  columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
+};
+
 export const jsonOptionsSchema = z
   .object({
-    mode: z
-      .string()
-      .transform((s) => s.toUpperCase())
-      .pipe(readModeSchema)
-      .default("PERMISSIVE"),
-    columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
+    ...badRecordOptions,
     maxFilesPerTrigger: positiveInt("maxFilesPerTrigger").optional(),
     pathGlobFilter: z.string().min(1).optional(),
     /** Bytes per task when a large file is split (Spark's spark.sql.files.maxPartitionBytes). */

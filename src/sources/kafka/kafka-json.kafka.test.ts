@@ -2,6 +2,7 @@ import { Partitioners } from "kafkajs";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { col, count, from_json, sum, window } from "../../api/functions.js";
+import type { Session } from "../../api/session.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
 import { produceJson } from "../../testing/kafka-load.js";
@@ -12,6 +13,10 @@ afterAll(async () => {
 });
 
 const Reading = z.object({ sensor: z.string(), value: z.int32(), time: z.iso.datetime() });
+
+/** A stream of `topic` from its start, values decoded with the Reading schema. */
+const readings = (session: Session, topic: string) =>
+  session.readStream.format("kafka").schema(Reading).option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).option("startingOffsets", "earliest");
 const BASE = Date.UTC(2026, 0, 1);
 
 async function produceValues(topic: string, partitions: number, values: readonly (string | null)[]): Promise<void> {
@@ -33,12 +38,7 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       topics.push(topic);
       await produceJson(kafkaBootstrap(), topic, 4, N, (i) => `{"sensor":"s${i % 7}","value":${i % 100},"time":"${new Date(BASE + i).toISOString()}"}`);
 
-      const q = session.readStream
-        .format("kafka")
-        .schema(Reading)
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = readings(session, topic)
         .option("maxOffsetsPerTrigger", 300_000)
         .load()
         .withWatermark("time", "1 minute")
@@ -75,12 +75,7 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       const topic = await createTopic("sluice-bad", 1);
       topics.push(topic);
       await produceValues(topic, 1, BAD);
-      const q = session.readStream
-        .format("kafka")
-        .schema(Reading)
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = readings(session, topic)
         .option("mode", mode)
         .load()
         .select("sensor", "value")
@@ -120,12 +115,7 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       const topic = await createTopic("sluice-failfast", 1);
       topics.push(topic);
       await produceValues(topic, 1, BAD);
-      const q = session.readStream
-        .format("kafka")
-        .schema(Reading)
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = readings(session, topic)
         .option("mode", "FAILFAST")
         .load()
         .writeStream.format("memory")
@@ -140,12 +130,7 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       const dlq = await createTopic("sluice-dlq", 1);
       topics.push(topic, dlq);
       await produceValues(topic, 1, BAD);
-      const q = session.readStream
-        .format("kafka")
-        .schema(Reading)
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = readings(session, topic)
         .option("mode", "DROPMALFORMED")
         .option("deadLetterTopic", dlq)
         .load()

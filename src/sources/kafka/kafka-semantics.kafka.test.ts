@@ -26,6 +26,11 @@ async function produce(topic: string, messages: { key?: string; value: string; p
   await producer.disconnect();
 }
 
+/** A stream of `topic` from its start. */
+function stream(session: Session, topic: string) {
+  return session.readStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).option("startingOffsets", "earliest");
+}
+
 function read(session: Session, topic: string, extra: Record<string, string | number | boolean> = {}) {
   return session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).options(extra).load();
 }
@@ -143,11 +148,7 @@ describe("Kafka source semantics against the real broker", () => {
       const topic = await newTopic(1);
       await produce(topic, [{ value: "first" }]);
       const batches: number[] = [];
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = stream(session, topic)
         .option("minOffsetsPerTrigger", 3)
         .option("maxTriggerDelay", "2 seconds")
         .load()
@@ -191,11 +192,7 @@ describe("Kafka source semantics against the real broker", () => {
     withSession(1, async (session) => {
       const topic = await newTopic(1);
       await produce(topic, [{ value: "before", partition: 0 }]);
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = stream(session, topic)
         .load()
         .select("value", "partition")
         .writeStream.format("memory")
@@ -222,11 +219,7 @@ describe("Kafka source semantics against the real broker", () => {
     withSession(0, async (session) => {
       const topic = await newTopic(1);
       await produce(topic, [{ value: "x" }]);
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = stream(session, topic)
         .load()
         .writeStream.format("memory")
         .queryName(`lossy_${topic.replace(/-/g, "_")}`)
@@ -240,11 +233,7 @@ describe("Kafka source semantics against the real broker", () => {
     withSession(0, async (session) => {
       const topic = await newTopic(1);
       await produce(topic, [{ value: "x" }]);
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = stream(session, topic)
         .option("failOnDataLoss", "false")
         .load()
         .writeStream.format("memory")
@@ -268,11 +257,7 @@ describe("Kafka source semantics against the real broker", () => {
         { value: "c", partition: 1 },
       ]);
       const group = `${topic}-lag`;
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = stream(session, topic)
         .option("commitOffsetsToGroup", group)
         .load()
         .writeStream.format("memory")
