@@ -63,8 +63,6 @@ export type PipelineStep =
       readonly on: readonly string[];
       readonly joinType: JoinType;
     }
-  /** Drops rows whose event time is at or before the batch's watermark; counted as late. */
-  | { readonly op: "dropLate"; readonly column: string }
   /** Windows rows and aggregates them within the split; the output is a partial-aggregate batch. */
   | { readonly op: "partialAggregate"; readonly spec: AggregateSpec };
 

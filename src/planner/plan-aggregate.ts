@@ -1,6 +1,5 @@
 import { AnalysisError } from "../errors/errors.js";
 import { type Expr, unalias } from "../expr/ast.js";
-import { outputName } from "../expr/resolve.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { AggregateCall, AggregateSpec } from "./physical.js";
@@ -68,4 +67,3 @@ export function planAggregate(
   return { spec: { keyFields, numPlainKeys, window, aggs, aggFields, eventTimeKey }, preAggregate };
 }
 
-export { outputName };

@@ -1,6 +1,5 @@
 import { AnalysisError } from "../errors/errors.js";
-import { type Expr, referencedColumns, unalias } from "../expr/ast.js";
-import { outputName } from "../expr/resolve.js";
+import type { Expr } from "../expr/ast.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { isStreamingPlan } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
@@ -194,12 +193,3 @@ function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, watermarks: r
   const timeKey = wm && p.columns.includes(wm.column) ? wm.column : null;
   return { kind: "deduplicate", keyColumns: p.columns, eventTimeColumn: timeKey, withinWatermarkDelayMs: null };
 }
-
-/** Columns an expression list reads; used to check that the watermark column survives. */
-export function columnsRead(exprs: readonly Expr[]): Set<string> {
-  const out = new Set<string>();
-  for (const e of exprs) referencedColumns(unalias(e), out);
-  return out;
-}
-
-export { outputName };

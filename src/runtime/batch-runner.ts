@@ -1,5 +1,4 @@
 import type { Batch } from "../batch/batch.js";
-import { concatBatches } from "../batch/concat.js";
 import { filterBatch } from "../expr/compile.js";
 import { project } from "../operators/project.js";
 import { assertNever } from "../expr/ast.js";
@@ -81,8 +80,4 @@ export function applyPostSteps(batch: Batch, steps: readonly PostStep[]): Batch 
     }
   }
   return out;
-}
-
-export function unionAll(batches: readonly Batch[], fields: Batch["fields"]): Batch {
-  return batches.length === 1 ? batches[0]! : concatBatches(batches, fields);
 }

@@ -5,7 +5,7 @@ import type { PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
 import { type Offset, type StreamSource, sameOffset } from "../sources/source.js";
 import type { TaskPool } from "../workers/pool.js";
-import { applyPostSteps, runPipelines, unionAll } from "./batch-runner.js";
+import { applyPostSteps, runPipelines } from "./batch-runner.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import type { StatefulStage } from "./stateful-stage.js";
@@ -247,4 +247,3 @@ export class MicroBatchExecution {
   }
 }
 
-export { unionAll };

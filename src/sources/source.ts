@@ -35,11 +35,6 @@ export interface StreamSource {
   stop(): Promise<void>;
 }
 
-/** A static source: all its data as splits, for batch queries and the static side of joins. */
-export interface StaticSource {
-  splits(): Promise<readonly InputSplit[]>;
-}
-
 export function sameOffset(a: Offset, b: Offset): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -1,7 +1,6 @@
 import { filterBatch } from "../expr/compile.js";
 import { project } from "../operators/project.js";
 import { observeEventTime } from "../operators/observe-event-time.js";
-import { dropLateRows } from "../operators/drop-late.js";
 import { partialAggregate } from "../operators/partial-aggregate.js";
 import { probeStaticJoin, type StaticJoinTable } from "../operators/static-join.js";
 import { assertNever } from "../expr/ast.js";
@@ -34,12 +33,6 @@ export async function runTask(task: Task): Promise<TaskResult> {
       case "joinStatic":
         batch = probeStaticJoin(batch, task.staticTables[step.tableId] as StaticJoinTable, step.on, step.joinType);
         break;
-      case "dropLate": {
-        const { batch: kept, dropped } = dropLateRows(batch, step.column, context.watermarkMs);
-        batch = kept;
-        metrics.numRowsDroppedByWatermark += dropped;
-        break;
-      }
       case "partialAggregate": {
         const out = partialAggregate(batch, step.spec, context.watermarkMs);
         batch = out.batch;
