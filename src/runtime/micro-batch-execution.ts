@@ -205,7 +205,8 @@ export class MicroBatchExecution {
           sources,
           startOffsets,
           endOffsets: latestOffsets,
-          latestOffsets,
+          // What each source holds now, rate limits aside: the progress's `latestOffset`.
+          latestOffsets: await Promise.all(sources.map((s) => s.reportLatestOffset())),
           watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
           stateProgress: stateProgress
             ? {

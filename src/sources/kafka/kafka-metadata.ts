@@ -75,6 +75,13 @@ export class KafkaMetadata {
         for (const t of result) for (const p of t.partitions) out.set(tpKey({ topic: t.topic, partition: p.partition }), Number(p.offset));
         break;
       } catch (e) {
+        if ((e as { type?: string }).type === "UNKNOWN_TOPIC_OR_PARTITION" && attempt >= 2) {
+          // A topic deleted under a running query: its partitions have no offsets. Forget it, so
+          // later metadata refreshes of the other topics keep working; the caller decides whether
+          // that is data loss.
+          for (const t of topics) (cluster as unknown as { targetTopics?: Set<string> }).targetTopics?.delete(t);
+          return out;
+        }
         if ((e as { retriable?: boolean }).retriable && attempt < RETRIES) {
           await new Promise((r) => setTimeout(r, RETRY_MS));
           continue;

@@ -41,6 +41,9 @@ describe("Kafka source against the real broker", () => {
       expect(new Set(seen.map((r) => r.value)).size).toBe(400);
       // 150 shared by backlog: floor(150 * 100 / 400) = 37 per partition, as Spark prorates.
       expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([148, 148, 104]);
+      // The first batch ended at 37 per partition, while each partition held 100.
+      expect(q.recentProgress[0]!.sources[0]!.latestOffset).toEqual({ [topic]: { "0": 100, "1": 100, "2": 100, "3": 100 } });
+      expect(q.recentProgress[0]!.sources[0]!.metrics).toMatchObject({ minOffsetsBehindLatest: "63", maxOffsetsBehindLatest: "63", avgOffsetsBehindLatest: "63" });
       const first = seen.find((r) => r.value === '{"n":5}')!;
       expect(first).toEqual({ key: "k5", value: '{"n":5}', partition: 1, offset: 1 });
       expect(q.lastProgress!.sources[0]!.description).toBe(`KafkaV2[Subscribe[${topic}]]`);

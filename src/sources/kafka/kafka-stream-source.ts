@@ -58,14 +58,15 @@ export class KafkaStreamSource implements StreamSource {
 
   async latestOffset(start: Offset): Promise<Offset> {
     const from = start as PartitionOffsets;
-    const partitions = await this.metadata.partitions(this.strategy);
-    const present = new Set(partitions.map(tpKey));
-    const known = partitionsOf(from);
-    const lost = known.filter((tp) => !present.has(tpKey(tp)));
-    if (lost.length > 0) this.dataLoss(`partitions ${lost.map((tp) => `${tp.topic}-${tp.partition}`).join(", ")} are gone (topic deleted?)`);
-
-    const latest = await this.metadata.latest(partitions);
+    const candidates = await this.metadata.partitions(this.strategy);
+    const latest = await this.metadata.latest(candidates);
     this.latestSeen = latest;
+    // A partition is gone when the metadata no longer lists it or it has no offsets (topic deleted).
+    const partitions = candidates.filter((tp) => latest.has(tpKey(tp)));
+    const alive = new Set(partitions.map(tpKey));
+    const known = partitionsOf(from);
+    const lost = known.filter((tp) => !alive.has(tpKey(tp)));
+    if (lost.length > 0) this.dataLoss(`partitions ${lost.map((tp) => `${tp.topic}-${tp.partition}`).join(", ")} are gone (topic deleted?)`);
     const startMap = new Map<string, number>();
     const fresh = partitions.filter((tp) => !known.some((k) => tpKey(k) === tpKey(tp)));
     // Partitions that appeared since the last batch are read from their earliest offset, as Spark does.
