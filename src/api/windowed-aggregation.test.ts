@@ -8,6 +8,27 @@ import { expect } from "vitest";
 
 const Word = z.object({ word: z.string(), time: z.date() });
 
+/** The input of the programming guide's late-data example, one trigger's worth per constant. */
+const GUIDE_BATCH_1 = [
+  { word: "dog", time: at("12:07") },
+  { word: "owl", time: at("12:08") },
+];
+const GUIDE_BATCH_2 = [
+  { word: "dog", time: at("12:14") },
+  { word: "cat", time: at("12:09") },
+];
+const GUIDE_BATCH_3 = [
+  { word: "cat", time: at("12:15") },
+  { word: "dog", time: at("12:08") },
+  { word: "owl", time: at("12:13") },
+  { word: "owl", time: at("12:21") },
+];
+/** 12:04 falls in [11:55, 12:05) and [12:00, 12:10): both end before the watermark of 12:11. */
+const GUIDE_BATCH_4 = [
+  { word: "owl", time: at("12:17") },
+  { word: "donkey", time: at("12:04") },
+];
+
 /** The programming guide's late-data example: 10-minute windows sliding every 5, watermark 10 minutes. */
 function guideQuery(session: Session) {
   const words = session.memoryStream(Word);
@@ -24,7 +45,7 @@ describe.each(WORKER_COUNTS)("windowed aggregation with %i workers", (workers) =
     withSession(workers, async (session) => {
       const { words, counts } = guideQuery(session);
       await testStream(counts, "update").run(
-        addData(words, { word: "dog", time: at("12:07") }, { word: "owl", time: at("12:08") }),
+        addData(words, ...GUIDE_BATCH_1),
         checkNewAnswer(
           { window: win("12:00", "12:10"), word: "dog", count: 1 },
           { window: win("12:00", "12:10"), word: "owl", count: 1 },
@@ -32,7 +53,7 @@ describe.each(WORKER_COUNTS)("windowed aggregation with %i workers", (workers) =
           { window: win("12:05", "12:15"), word: "owl", count: 1 },
         ),
         assertWatermark(at("11:58")),
-        addData(words, { word: "dog", time: at("12:14") }, { word: "cat", time: at("12:09") }),
+        addData(words, ...GUIDE_BATCH_2),
         checkNewAnswer(
           { window: win("12:00", "12:10"), word: "cat", count: 1 },
           { window: win("12:05", "12:15"), word: "cat", count: 1 },
@@ -40,13 +61,7 @@ describe.each(WORKER_COUNTS)("windowed aggregation with %i workers", (workers) =
           { window: win("12:10", "12:20"), word: "dog", count: 1 },
         ),
         assertWatermark(at("12:04")),
-        addData(
-          words,
-          { word: "cat", time: at("12:15") },
-          { word: "dog", time: at("12:08") },
-          { word: "owl", time: at("12:13") },
-          { word: "owl", time: at("12:21") },
-        ),
+        addData(words, ...GUIDE_BATCH_3),
         checkNewAnswer(
           { window: win("12:00", "12:10"), word: "dog", count: 2 },
           { window: win("12:05", "12:15"), word: "dog", count: 3 },
@@ -58,8 +73,7 @@ describe.each(WORKER_COUNTS)("windowed aggregation with %i workers", (workers) =
           { window: win("12:20", "12:30"), word: "owl", count: 1 },
         ),
         assertWatermark(at("12:11")),
-        // 12:04 falls in [11:55, 12:05) and [12:00, 12:10): both end before the watermark.
-        addData(words, { word: "owl", time: at("12:17") }, { word: "donkey", time: at("12:04") }),
+        addData(words, ...GUIDE_BATCH_4),
         checkNewAnswer(
           { window: win("12:10", "12:20"), word: "owl", count: 2 },
           { window: win("12:15", "12:25"), word: "owl", count: 2 },
@@ -75,24 +89,18 @@ describe.each(WORKER_COUNTS)("windowed aggregation with %i workers", (workers) =
     withSession(workers, async (session) => {
       const { words, counts } = guideQuery(session);
       await testStream(counts, "append").run(
-        addData(words, { word: "dog", time: at("12:07") }, { word: "owl", time: at("12:08") }),
+        addData(words, ...GUIDE_BATCH_1),
         checkNewAnswer(),
-        addData(words, { word: "dog", time: at("12:14") }, { word: "cat", time: at("12:09") }),
+        addData(words, ...GUIDE_BATCH_2),
         checkNewAnswer(),
-        addData(
-          words,
-          { word: "cat", time: at("12:15") },
-          { word: "dog", time: at("12:08") },
-          { word: "owl", time: at("12:13") },
-          { word: "owl", time: at("12:21") },
-        ),
+        addData(words, ...GUIDE_BATCH_3),
         // The watermark moved to 12:11: a batch without data emits [12:00, 12:10).
         checkNewAnswer(
           { window: win("12:00", "12:10"), word: "cat", count: 1 },
           { window: win("12:00", "12:10"), word: "dog", count: 2 },
           { window: win("12:00", "12:10"), word: "owl", count: 1 },
         ),
-        addData(words, { word: "owl", time: at("12:17") }, { word: "donkey", time: at("12:04") }),
+        addData(words, ...GUIDE_BATCH_4),
         checkNewAnswer(),
         addData(words, { word: "cat", time: at("12:31") }),
         checkNewAnswer(
