@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { field } from "../batch/batch.js";
 import type { DType } from "../types/dtype.js";
 import { decodeJsonLines } from "./json-lines.js";
-import { batchRows } from "./test-rows.js";
+import { batchRows, seededRandom } from "./test-rows.js";
 import type { PlainValue } from "./test-rows.js";
 
 /**
@@ -10,14 +10,7 @@ import type { PlainValue } from "./test-rows.js";
  * number texts, so a failure reproduces exactly.
  */
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    state = (state ^ (state >>> 12)) >>> 0;
-    return state / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -4,7 +4,7 @@ import { field } from "../batch/batch.js";
 import type { Fields } from "../types/dtype.js";
 import { decodeJsonLines } from "./json-lines.js";
 import type { DecodeOptions } from "./json-lines.js";
-import { batchRows } from "./test-rows.js";
+import { batchRows, EVERY_TYPE } from "./test-rows.js";
 
 const PERMISSIVE: DecodeOptions = { mode: "PERMISSIVE", columnNameOfCorruptRecord: "_corrupt_record" };
 const FAILFAST: DecodeOptions = { mode: "FAILFAST", columnNameOfCorruptRecord: "_corrupt_record" };
@@ -18,14 +18,7 @@ function decodeRows(bytes: Uint8Array, fields: Fields, options: DecodeOptions = 
 }
 
 describe("decodeJsonLines: types", () => {
-  const fields = [
-    field("s", "string"),
-    field("f", "float64"),
-    field("i", "int32"),
-    field("l", "int64"),
-    field("b", "boolean"),
-    field("t", "timestamp"),
-  ];
+  const fields = EVERY_TYPE;
 
   it("decodes every type, keeps non-string JSON as text in string fields, and nulls null or missing fields", () => {
     const { rows, numMalformed, numLines } = decodeRows(fixture("types.jsonl"), fields);

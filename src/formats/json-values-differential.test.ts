@@ -3,7 +3,7 @@ import { field } from "../batch/batch.js";
 import type { ReadMode } from "../plan/logical.js";
 import { decodeJsonLines } from "./json-lines.js";
 import { decodeJsonValues } from "./json-values.js";
-import { batchRows } from "./test-rows.js";
+import { batchRows, EVERY_TYPE, seededRandom } from "./test-rows.js";
 
 /**
  * decodeJsonValues against decodeJsonLines on the same records, one per line: seeded random good,
@@ -11,25 +11,10 @@ import { batchRows } from "./test-rows.js";
  * which gives the same all-null row when no field is required.
  */
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
-    state = (state ^ (state >>> 12)) >>> 0;
-    return state / 4294967296;
-  };
-}
+const random = seededRandom;
 
 const encoder = new TextEncoder();
-const fields = [
-  field("s", "string"),
-  field("f", "float64"),
-  field("i", "int32"),
-  field("l", "int64"),
-  field("b", "boolean"),
-  field("t", "timestamp"),
-  field("_c", "string"),
-];
+const fields = [...EVERY_TYPE, field("_c", "string")];
 
 /** Records without newlines or carriage returns, never blank, so that lines frame them alike. */
 function randomRecords(count: number, seed: number): (string | null)[] {

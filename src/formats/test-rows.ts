@@ -1,5 +1,6 @@
 import type { Batch } from "../batch/batch.js";
-import { isValid, readNumbers, readString } from "../batch/batch.js";
+import { field, isValid, readNumbers, readString } from "../batch/batch.js";
+import type { Field } from "../types/dtype.js";
 
 /**
  * A batch as plain rows, for tests that state exact expected output: strings as strings,
@@ -16,7 +17,7 @@ export function batchRows(batch: Batch): Record<string, PlainValue>[] {
     for (let i = 0; i < batch.numRows; i++) {
       if (!isValid(data, i)) values.push(null);
       else if (field.type === "string") values.push(readString(data, i));
-      else if (field.type === "int64") values.push((data.values as BigInt64Array)[data.offset + i]!);
+      else if (field.type === "int64") values.push((data.values as BigInt64Array)[i]!); // value buffers are already sliced
       else if (field.type === "boolean") values.push(numbers![i] === 1);
       else if (field.type === "timestamp") values.push(new Date(numbers![i]!).toISOString());
       else values.push(numbers![i]!);
@@ -24,4 +25,24 @@ export function batchRows(batch: Batch): Record<string, PlainValue>[] {
     return values;
   });
   return Array.from({ length: batch.numRows }, (_, i) => Object.fromEntries(batch.fields.map((f, c) => [f.name, columns[c]![i]!])));
+}
+
+/** One field of every scalar type the JSON decoders read, named by a letter. */
+export const EVERY_TYPE: readonly Field[] = [
+  field("s", "string"),
+  field("f", "float64"),
+  field("i", "int32"),
+  field("l", "int64"),
+  field("b", "boolean"),
+  field("t", "timestamp"),
+];
+
+/** A small seeded generator of numbers in [0, 1), so a randomized test reproduces exactly. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+    state = (state ^ (state >>> 12)) >>> 0;
+    return state / 4294967296;
+  };
 }
