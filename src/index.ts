@@ -5,7 +5,7 @@
 export { Session } from "./api/session.js";
 export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.js";
 export { GroupedData } from "./api/grouped-data.js";
-export { Column, type SortOrder, type Operand } from "./api/column.js";
+export { Column, StructColumn, type SortOrder, type Operand } from "./api/column.js";
 export { MemoryStream } from "./api/memory-stream.js";
 export { DataStreamReader, DataFrameReader, type KafkaOutput, type RateSchema, type StreamFormat } from "./api/readers.js";
 export type { KafkaSchema, KafkaMetadataSchema } from "./sources/kafka/kafka-fields.js";
@@ -29,6 +29,12 @@ export {
   to_timestamp,
   date_trunc,
   hour,
+  unix_seconds,
+  unix_millis,
+  unix_micros,
+  struct,
+  to_json,
+  type StructInput,
   not,
   negate,
   when,

@@ -108,6 +108,35 @@ export class Column<E extends TExpr = TExpr, R extends string = string, N extend
   }
 }
 
+/**
+ * What `struct(...)` returns, as Spark's `struct`. Sluice has no struct column type, so this is
+ * not a `Column`: it can only be passed to `to_json()` or nested in another `struct(...)`, and
+ * anywhere else it is a compile error (and an `AnalysisError` at run time). `R` and `N` are as
+ * for `Column`.
+ */
+export class StructColumn<R extends string = string, N extends string = string> {
+  /** Phantom brand: keeps a struct from passing where a Column is expected, and back. */
+  declare readonly __struct: true;
+  declare readonly __r?: R;
+  declare readonly __n?: N;
+
+  constructor(readonly expr: Expr) {}
+
+  /** Names the struct: its field name when nested in another struct. */
+  alias<A extends string>(name: A): StructColumn<R, A> {
+    const inner = this.expr.kind === "alias" ? this.expr.child : this.expr;
+    return new StructColumn({ kind: "alias", child: inner, name });
+  }
+
+  as<A extends string>(name: A): StructColumn<R, A> {
+    return this.alias(name);
+  }
+
+  toString(): string {
+    return `StructColumn<${JSON.stringify(this.expr)}>`;
+  }
+}
+
 export interface SortOrder<R extends string = string> {
   readonly expr: Expr;
   readonly ascending: boolean;

@@ -6,7 +6,7 @@ import { OptionError } from "../errors/errors.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
 import type { ColType, SchemaShape } from "../types/dtype.js";
 import type { Fixed, LitType, Ref, TExpr } from "../types/expr-types.js";
-import { Column, type ExprOf, type NameOf, type Operand, type RefsOf, toExpr } from "./column.js";
+import { Column, type ExprOf, type NameOf, type Operand, type RefsOf, StructColumn, toExpr } from "./column.js";
 
 /**
  * Spark's `functions`: column references, literals, aggregates, scalar and time functions.
@@ -108,6 +108,64 @@ export function date_trunc<C extends AnyColumn>(unit: TruncUnit, c: C): Column<{
 /** Hour of day (UTC) of a timestamp. */
 export function hour<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int32"; nullable: "inherit" }, R<C>, `hour(${N<C>})`> {
   return call("hour", c.expr);
+}
+
+/**
+ * Seconds since the epoch of a timestamp (floored: one millisecond before 1970 is -1), as Spark's
+ * `unix_seconds`; int64, null where the timestamp is null.
+ */
+export function unix_seconds<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int64"; nullable: "inherit" }, R<C>, `unix_seconds(${N<C>})`> {
+  return call("unix_seconds", c.expr);
+}
+/** Milliseconds since the epoch of a timestamp, as Spark's `unix_millis`; int64, null where the timestamp is null. */
+export function unix_millis<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int64"; nullable: "inherit" }, R<C>, `unix_millis(${N<C>})`> {
+  return call("unix_millis", c.expr);
+}
+/**
+ * Microseconds since the epoch of a timestamp, as Spark's `unix_micros` (Sluice keeps milliseconds,
+ * so the last three digits are 0); int64, null where the timestamp is null.
+ */
+export function unix_micros<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int64"; nullable: "inherit" }, R<C>, `unix_micros(${N<C>})`> {
+  return call("unix_micros", c.expr);
+}
+
+/** What `struct` takes: columns, nested structs, or column names (`"window.start"` included). */
+export type StructInput = AnyColumn | StructColumn<any, any> | string;
+
+type FieldRefs<F> = F extends string ? RootName<F> : F extends StructColumn<infer X, any> ? X : F extends Column<any, infer X, any> ? X : never;
+type FieldLabel<F> = F extends string ? LeafName<F> : F extends StructColumn<any, infer X> ? X : F extends Column<any, any, infer X> ? X : string;
+type JoinLabels<Fs extends readonly unknown[]> = Fs extends readonly []
+  ? ""
+  : Fs extends readonly [infer H]
+    ? FieldLabel<H>
+    : Fs extends readonly [infer H, ...infer T]
+      ? `${FieldLabel<H>}, ${JoinLabels<T>}`
+      : string;
+
+/**
+ * A struct of the given columns, as Spark's `struct(cols)`. Field names follow Spark: an alias or a
+ * column keeps its name (`col("window.start")` gives "start"); any other expression is named
+ * `col1`, `col2`... by position, so alias computed fields. Sluice has no struct column type: a
+ * struct can only be passed to `to_json()` (or nested in another struct), e.g.
+ * `to_json(struct(col("key"), unix_millis(col("window.start")).alias("start"))).alias("value")`.
+ */
+export function struct<const Fs extends readonly StructInput[]>(...cols: Fs): StructColumn<FieldRefs<Fs[number]>, `struct(${JoinLabels<Fs>})`> {
+  return new StructColumn({
+    kind: "struct",
+    fields: cols.map((c): Expr => (typeof c === "string" ? { kind: "col", name: c } : c.expr)),
+  });
+}
+
+/**
+ * JSON text of a struct (or of a window column) per row, as Spark's `to_json`: keys in field order,
+ * null fields left out, timestamps as "2026-01-01T12:00:00.000Z", doubles as Java prints them
+ * (NaN and the infinities as strings), windows and nested structs as nested objects. The text of a
+ * struct is never null; that of a window is null where the window is.
+ */
+export function to_json<C extends StructColumn<any, any>>(c: C): Column<Fixed<"string">, C extends StructColumn<infer X, any> ? X : never, `to_json(${C extends StructColumn<any, infer X> ? X : string})`>;
+export function to_json<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "string"; nullable: "inherit" }, R<C>, `to_json(${N<C>})`>;
+export function to_json(c: AnyColumn | StructColumn<any, any>): AnyColumn {
+  return new Column({ kind: "toJson", child: c.expr });
 }
 
 /**

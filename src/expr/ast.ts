@@ -20,6 +20,9 @@ export type ScalarFn =
   | "to_timestamp"
   | "date_trunc"
   | "hour"
+  | "unix_seconds"
+  | "unix_millis"
+  | "unix_micros"
   | "negate";
 
 export type AggFn = "count" | "sum" | "avg" | "min" | "max" | "first" | "last";
@@ -61,7 +64,15 @@ export type Expr =
    * `from_json(col, schema)`: parses JSON text into the schema's columns. It yields several columns,
    * so it may only stand at the top level of `select`, whose output it extends by those columns.
    */
-  | { readonly kind: "fromJson"; readonly child: Expr; readonly fields: Fields; readonly mode: "PERMISSIVE" | "FAILFAST" };
+  | { readonly kind: "fromJson"; readonly child: Expr; readonly fields: Fields; readonly mode: "PERMISSIVE" | "FAILFAST" }
+  /**
+   * `struct(...cols)`: Spark's `CreateNamedStruct`. Sluice has no struct column type, so a struct
+   * may only stand as the argument of `to_json` (or inside another struct there); field names are
+   * `structFieldName`'s.
+   */
+  | { readonly kind: "struct"; readonly fields: readonly Expr[] }
+  /** `to_json(struct or window)`: one JSON object per row, as Spark's `StructsToJson`. */
+  | { readonly kind: "toJson"; readonly child: Expr };
 
 export type ExprKind = Expr["kind"];
 export type ExprOf<K extends ExprKind> = Extract<Expr, { kind: K }>;
@@ -87,7 +98,10 @@ export function children(e: Expr): readonly Expr[] {
     case "cast":
     case "alias":
     case "fromJson":
+    case "toJson":
       return [e.child];
+    case "struct":
+      return e.fields;
     case "case":
       return [...e.branches.flatMap((b) => [b.when, b.then]), ...(e.otherwise ? [e.otherwise] : [])];
     case "call":

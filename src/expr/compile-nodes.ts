@@ -4,14 +4,16 @@ import { andValidity } from "../kernels/bits.js";
 import { validityOf } from "../kernels/columns.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
 import type { ColType, DType, Fields } from "../types/dtype.js";
-import type { CmpOp, Expr, ExprOf } from "./ast.js";
+import { type CmpOp, type Expr, type ExprOf, unalias } from "./ast.js";
 import { arithmetic } from "./eval-arith.js";
 import { boolsAsNumbers, compareNumbers, compareStrings, compareStringWithLiteral, flipOp } from "./eval-compare.js";
+import { type JsonMember, type JsonObject, toJsonText, windowObject } from "./eval-json.js";
+import { jsonKey } from "./json-text.js";
 import { literalValue } from "./eval-literal.js";
 import { isIn, prepareInList } from "./eval-membership.js";
 import { caseWhen } from "./eval-logic.js";
-import { asBool, asNum, asStr, type BoolVec, type Compiled, type Constant, constantVec, type NumVec, vecOf } from "./eval-vec.js";
-import { lookupColumn } from "./resolve.js";
+import { asBool, asNum, asStr, asWin, type BoolVec, type Compiled, type Constant, constantVec, type NumVec, vecOf } from "./eval-vec.js";
+import { lookupColumn, structFieldName } from "./resolve.js";
 
 /**
  * Compilation of the expression kinds that need more than "evaluate the children, call a kernel":
@@ -119,4 +121,37 @@ export function compileCase(e: ExprOf<"case">, type: ColType, compile: CompileCh
         b.numRows,
       ),
   };
+}
+
+/** A struct's members, compiled: each field's key and its compiled value or nested struct. */
+interface StructPlan {
+  readonly members: readonly { readonly key: Uint8Array; readonly value: Compiled | StructPlan }[];
+}
+
+function planStruct(e: ExprOf<"struct">, compile: CompileChild): StructPlan {
+  return {
+    members: e.fields.map((f, i) => {
+      const inner = unalias(f);
+      return { key: jsonKey(structFieldName(f, i)), value: inner.kind === "struct" ? planStruct(inner, compile) : compile(f) };
+    }),
+  };
+}
+
+function structObject(plan: StructPlan, b: Batch): JsonObject {
+  const members = plan.members.map(({ key, value }): JsonMember => {
+    if ("members" in value) return { key, node: structObject(value, b) };
+    return { key, node: { kind: "leaf", type: value.type.type, vec: value.run(b) } };
+  });
+  return { kind: "object", members, valid: null };
+}
+
+/** `to_json(struct(...))` or `to_json(windowColumn)`: the planning is done once, here. */
+export function compileToJson(e: ExprOf<"toJson">, type: ColType, compile: CompileChild): Compiled {
+  const child = unalias(e.child);
+  if (child.kind === "struct") {
+    const plan = planStruct(child, compile);
+    return { type, constant: null, run: (b) => toJsonText(structObject(plan, b), b.numRows) };
+  }
+  const window = compile(child);
+  return { type, constant: null, run: (b) => toJsonText(windowObject(asWin(window.run(b))), b.numRows) };
 }

@@ -6,14 +6,14 @@ import { SelectionScratch, selectionFromMask } from "../kernels/select.js";
 import { parseTruncUnit } from "../kernels/temporal.js";
 import type { ColType, Fields } from "../types/dtype.js";
 import { assertNever, type Expr, type ExprOf } from "./ast.js";
-import { compileArithmetic, compileCase, compileColumn, compileComparison, compileIn, compileLiteral } from "./compile-nodes.js";
+import { compileArithmetic, compileCase, compileColumn, compileComparison, compileIn, compileLiteral, compileToJson } from "./compile-nodes.js";
 import { negate } from "./eval-arith.js";
 import { castVec } from "./eval-cast.js";
 import { isNull, logic, not } from "./eval-logic.js";
 import { changeCase, concatText, lengthOf, substring } from "./eval-string.js";
-import { dateTrunc, hour, tumblingWindow } from "./eval-time.js";
+import { dateTrunc, epochUnits, hour, tumblingWindow } from "./eval-time.js";
 import { asBool, asNum, asStr, type Compiled, dataOf } from "./eval-vec.js";
-import { outputField, resolveType } from "./resolve.js";
+import { outputField, resolveType, structOutsideToJson } from "./resolve.js";
 
 /**
  * Vectorized expression evaluation. An expression is compiled once per input schema into a tree
@@ -163,6 +163,10 @@ function compileNode(e: Expr, fields: Fields): Compiled {
       throw onlyInGroupBy(`the aggregate function ${e.fn}()`);
     case "fromJson":
       throw new AnalysisError("from_json(...) gives several columns: use it as a top-level column of select()");
+    case "struct":
+      throw structOutsideToJson(e);
+    case "toJson":
+      return compileToJson(e, type(), compile);
     default:
       return assertNever(e, "expression");
   }
@@ -212,6 +216,13 @@ function compileCall(e: ExprOf<"call">, type: ColType, compile: (e: Expr) => Com
     case "negate": {
       const x = arg(0);
       return make((b) => negate(asNum(x.run(b)), type.type, b.numRows));
+    }
+    case "unix_seconds":
+    case "unix_millis":
+    case "unix_micros": {
+      const ts = arg(0);
+      const unit = e.fn === "unix_seconds" ? "seconds" : e.fn === "unix_millis" ? "millis" : "micros";
+      return make((b) => epochUnits(asNum(ts.run(b)), unit, b.numRows));
     }
     default:
       return assertNever(e.fn, "function");

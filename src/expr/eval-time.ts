@@ -36,3 +36,17 @@ export function tumblingWindow(time: NumVec, sizeMs: number, startMs: number, n:
   }
   return { kind: "win", start, end, valid: time.valid };
 }
+
+/**
+ * unix_seconds / unix_millis / unix_micros: a timestamp as a count since the epoch. Seconds are
+ * floored, as Spark's `Math.floorDiv` (-1 ms is -1 s); milliseconds are the values themselves (a
+ * new vector over the same values: the result is int64, not a timestamp).
+ */
+export function epochUnits(ts: NumVec, unit: "seconds" | "millis" | "micros", n: number): NumVec {
+  if (unit === "millis") return { kind: "num", values: ts.values, valid: ts.valid };
+  const out = new Float64Array(n);
+  const t = ts.values;
+  if (unit === "seconds") for (let i = 0; i < n; i++) out[i] = Math.floor(t[i] / 1000);
+  else for (let i = 0; i < n; i++) out[i] = t[i] * 1000;
+  return { kind: "num", values: out, valid: ts.valid };
+}

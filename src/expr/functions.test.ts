@@ -126,6 +126,31 @@ describe("time functions", () => {
     ]);
   });
 
+  it("unix_seconds(), unix_millis() and unix_micros() count from the epoch; seconds are floored; null stays null", () => {
+    const b = times("2026-01-01T00:00:00.123Z", -1, 0, null);
+    expect(valuesOf(call("unix_seconds", col("t")), b)).toEqual([1_767_225_600, -1, 0, null]);
+    expect(valuesOf(call("unix_millis", col("t")), b)).toEqual([1_767_225_600_123, -1, 0, null]);
+    expect(valuesOf(call("unix_micros", col("t")), b)).toEqual([1_767_225_600_123_000, -1000, 0, null]);
+    for (const fn of ["unix_seconds", "unix_millis", "unix_micros"] as const) {
+      expect(compileExpr(call(fn, col("t")), b.fields).type).toEqual({ type: "int64", nullable: true });
+    }
+  });
+
+  it("unix_millis() writes an int64 column, also for a window's start and end", () => {
+    const b = times("2024-05-15T12:34:56.789Z", null);
+    const w: Expr = { kind: "window", time: col("t"), sizeMs: 10_000, slideMs: 10_000, startMs: 0 };
+    const data = evaluate(call("unix_millis", col("t")), b);
+    expect(String(data.type)).toBe("Int64");
+    const windowed = makeBatch([field("w", "window", false)], [evaluate(w, times("2024-05-15T12:34:56.789Z"))]);
+    expect(valuesOf(call("unix_millis", col("w.start")), windowed)).toEqual([Date.parse("2024-05-15T12:34:50Z")]);
+    expect(valuesOf(call("unix_millis", col("w.end")), windowed)).toEqual([Date.parse("2024-05-15T12:35:00Z")]);
+  });
+
+  it("unix_millis() and friends need a timestamp", () => {
+    expect(() => compileExpr(call("unix_millis", col("s")), strings("x").fields)).toThrow(AnalysisError);
+    expect(() => compileExpr(call("unix_seconds", col("s")), strings("x").fields)).toThrow(/unix_seconds\(\).*timestamp.*string/);
+  });
+
   it("timestamp literals hold epoch milliseconds", () => {
     expect(valuesOf(lit(1_700_000_000_123, "timestamp"), times(0, 1))).toEqual([new Date(1_700_000_000_123), new Date(1_700_000_000_123)]);
   });

@@ -1,6 +1,6 @@
 import { AnalysisError, messages } from "../errors/errors.js";
 import { type ColType, type DType, type Field, type Fields, isNumeric } from "../types/dtype.js";
-import { assertNever, type Expr } from "./ast.js";
+import { assertNever, type Expr, type ExprOf, unalias } from "./ast.js";
 
 /** Looks a column up by name, including `window.start` / `window.end` on window columns. */
 export function lookupColumn(name: string, fields: Fields): ColType {
@@ -107,6 +107,20 @@ export function resolveType(e: Expr, fields: Fields): ColType {
     }
     case "fromJson":
       throw new AnalysisError("from_json(...) gives several columns: use it as a top-level column of select()");
+    case "struct":
+      throw structOutsideToJson(e);
+    case "toJson": {
+      const child = unalias(e.child);
+      if (child.kind === "struct") {
+        resolveStructFields(child, fields);
+        return { type: "string", nullable: false };
+      }
+      const c = resolveType(child, fields);
+      if (c.type !== "window") {
+        throw new AnalysisError(`to_json() needs a struct(...) or a window column, but ${outputName(child)} is ${c.type}`);
+      }
+      return { type: "string", nullable: c.nullable };
+    }
     case "agg": {
       if (e.fn === "count") {
         if (e.child) resolveType(e.child, fields);
@@ -133,6 +147,35 @@ export function resolveType(e: Expr, fields: Fields): ColType {
     default:
       return assertNever(e, "expression");
   }
+}
+
+/**
+ * Checks a struct's fields (nested structs included). A struct is never null; its fields may be of
+ * any type. Sluice has no struct column type, so this is only reached through to_json().
+ */
+export function resolveStructFields(e: ExprOf<"struct">, fields: Fields): void {
+  for (const f of e.fields) {
+    const inner = unalias(f);
+    if (inner.kind === "struct") resolveStructFields(inner, fields);
+    else resolveType(f, fields);
+  }
+}
+
+export function structOutsideToJson(e: ExprOf<"struct">): AnalysisError {
+  return new AnalysisError(
+    `${outputName(e)} can only be used as the argument of to_json(), e.g. to_json(struct(...)).alias("value"): ` +
+      "Sluice has no struct column type, so a struct cannot be selected, grouped by, compared or passed to other functions",
+  );
+}
+
+/**
+ * The name of field `index` of a struct, as Spark's `CreateStruct`: an alias or a column keeps its
+ * name (`col("window.start")` gives "start"); any other expression is `col<index + 1>`.
+ */
+export function structFieldName(e: Expr, index: number): string {
+  if (e.kind === "alias") return e.name;
+  if (e.kind === "col") return outputName(e);
+  return `col${index + 1}`;
 }
 
 function commonType(a: DType, b: DType): DType {
@@ -170,6 +213,11 @@ function resolveCall(e: Extract<Expr, { kind: "call" }>, fields: Fields): ColTyp
     case "negate":
       need(isNumeric(first.type), "negation", "a number", first.type);
       return first;
+    case "unix_seconds":
+    case "unix_millis":
+    case "unix_micros":
+      need(first.type === "timestamp", `${e.fn}()`, "a timestamp", first.type);
+      return { type: "int64", nullable };
     default:
       return assertNever(e.fn, "function");
   }
@@ -212,6 +260,10 @@ export function outputName(e: Expr): string {
       return `${e.fn}(${e.child ? outputName(e.child) : "1"})`;
     case "fromJson":
       return `from_json(${outputName(e.child)})`;
+    case "struct":
+      return `struct(${e.fields.map(outputName).join(", ")})`;
+    case "toJson":
+      return `to_json(${outputName(e.child)})`;
     default:
       return assertNever(e, "expression");
   }
