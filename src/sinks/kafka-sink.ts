@@ -1,7 +1,10 @@
-import { Kafka, logLevel, type Message, type Producer } from "kafkajs";
-import { type Batch, readNumbers, readString, readValidity } from "../batch/batch.js";
+import { type Batch } from "../batch/batch.js";
 import { AnalysisError, SluiceError } from "../errors/errors.js";
+import { openCluster, trackTopics, type KafkaCluster } from "../sources/kafka/kafka-cluster.js";
+import { encodeRecordRows } from "../sources/kafka/record-batch/encode-rows.js";
 import type { Fields } from "../types/dtype.js";
+import { IdempotentBatchProducer, type ProducerSettings } from "./kafka-producer.js";
+import { planBatches, readSinkColumns, rowTopics, type StickyPartition, type TopicLayout } from "./kafka-sink-plan.js";
 import type { Sink } from "./sink.js";
 
 export interface KafkaSinkOptions {
@@ -10,19 +13,52 @@ export interface KafkaSinkOptions {
   readonly clientId: string;
 }
 
+/** Knobs with working defaults; tests and benchmarks may change them. */
+export interface KafkaSinkTuning {
+  /** A record batch is cut before it passes this size: under the broker's default max.message.bytes (1 MiB + 12). */
+  readonly maxBatchBytes: number;
+  readonly maxRequestBytes: number;
+  readonly maxInFlightRequests: number;
+  readonly retries: number;
+  readonly retryBackoffMs: number;
+  readonly maxRetryBackoffMs: number;
+  /** How long the broker may take to replicate a Produce request (acks=all). */
+  readonly timeoutMs: number;
+}
+
+const DEFAULT_TUNING: KafkaSinkTuning = {
+  maxBatchBytes: 1_000_000,
+  maxRequestBytes: 4_000_000,
+  maxInFlightRequests: 4,
+  retries: 10,
+  retryBackoffMs: 100,
+  maxRetryBackoffMs: 2_000,
+  timeoutMs: 30_000,
+};
+
 /**
  * Writes rows to Kafka, as Spark's Kafka sink: a `value` column is required; `key`, `topic`,
  * `partition` and `headers` (JSON text of `[{"key":"k","value":"v"}]`) are used when present.
- * The producer is idempotent, so retries inside one batch write no duplicates; a batch re-run
- * after a crash is written again, so the guarantee is at-least-once.
+ * Keys are partitioned as Java clients partition them (murmur2). Rows are encoded straight from
+ * the Arrow columns into record batches (no per-message objects) and sent as raw Produce
+ * requests with acks=all by an idempotent producer (producer id + per-partition sequence
+ * numbers), so retries inside one batch write no duplicates; a batch re-run after a crash is
+ * written again, so the guarantee is at-least-once.
  */
 export class KafkaSink implements Sink {
   readonly guarantee = "at-least-once" as const;
   readonly description: string;
-  private producer: Producer | null = null;
+  private cluster: KafkaCluster | null = null;
+  private producer: IdempotentBatchProducer | null = null;
+  private readonly sticky = new Map<string, StickyPartition>();
+  private readonly tuning: KafkaSinkTuning;
 
-  constructor(private readonly options: KafkaSinkOptions) {
+  constructor(
+    private readonly options: KafkaSinkOptions,
+    tuning: Partial<KafkaSinkTuning> = {},
+  ) {
     this.description = `KafkaSink[${options.topic ?? "topic column"}]`;
+    this.tuning = { ...DEFAULT_TUNING, ...tuning };
   }
 
   /** Spark's checks on the query's output columns, at start(). */
@@ -44,62 +80,96 @@ export class KafkaSink implements Sink {
     if (headers && headers.type !== "string") throw new AnalysisError(`headers attribute must be JSON text of [{"key":..,"value":..}], got ${headers.type}`);
   }
 
-  private async connected(): Promise<Producer> {
-    if (this.producer) return this.producer;
-    const kafka = new Kafka({ brokers: this.options.bootstrapServers.split(","), clientId: this.options.clientId, logLevel: logLevel.ERROR });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    try {
-      await producer.connect();
-    } catch (e) {
-      throw new SluiceError(`cannot connect to Kafka at ${this.options.bootstrapServers}: ${(e as Error).message}`, { cause: e });
+  private async connected(): Promise<{ cluster: KafkaCluster; producer: IdempotentBatchProducer }> {
+    if (!this.cluster || !this.producer) {
+      const { bootstrapServers, clientId } = this.options;
+      // openCluster names the bootstrap address when it cannot connect. Topics are auto-created
+      // only where the broker allows it (auto.create.topics.enable), as with Kafka's producers.
+      const t = this.tuning;
+      this.cluster = await openCluster({
+        bootstrapServers,
+        clientId,
+        requestTimeoutMs: t.timeoutMs + 10_000,
+        connectionTimeoutMs: 10_000,
+        isolationLevel: "read_uncommitted",
+        allowAutoTopicCreation: true,
+        // As Kafka's producers: partition counts are re-read every 5 minutes, and after errors.
+        metadataMaxAgeMs: 300_000,
+      });
+      const settings: ProducerSettings = { bootstrapServers, ...t };
+      this.producer = new IdempotentBatchProducer(this.cluster, settings);
     }
-    this.producer = producer;
-    return producer;
+    return { cluster: this.cluster, producer: this.producer };
   }
 
   async addBatch(_batchId: number, data: Batch): Promise<void> {
     if (data.numRows === 0) return;
-    const col = (name: string) => {
-      const i = data.fields.findIndex((f) => f.name === name);
-      return i < 0 ? null : data.columns[i]!;
-    };
-    const [value, key, topic, partition, headers] = ["value", "key", "topic", "partition", "headers"].map(col);
-    const partitions = partition ? readNumbers(partition) : null;
-    const partitionValid = partition ? readValidity(partition) : null;
-    const byTopic = new Map<string, Message[]>();
-    for (let i = 0; i < data.numRows; i++) {
-      const t = (topic ? readString(topic, i) : null) ?? this.options.topic;
-      if (t === null) throw new SluiceError(`row ${i} of the batch has a null topic and the sink has no topic option`);
-      const message: Message = { value: readString(value!, i), key: key ? readString(key, i) : null };
-      if (partitions && (!partitionValid || partitionValid[i])) message.partition = partitions[i]!;
-      const h = headers ? readString(headers, i) : null;
-      if (h) message.headers = parseHeaders(h, i);
-      let list = byTopic.get(t);
-      if (!list) byTopic.set(t, (list = []));
-      list.push(message);
+    const columns = readSinkColumns(data);
+    const { names, rowTopic } = rowTopics(columns, this.options.topic);
+    const { cluster, producer } = await this.connected();
+    const topics = await this.layouts(cluster, names);
+    const batches = planBatches(columns, rowTopic, topics, (t) => this.stickyFor(t), this.tuning.maxBatchBytes);
+    const timestamp = Date.now();
+    const { value, key, headers } = columns;
+    await producer.send(
+      batches.map((b) => ({
+        topic: b.topic,
+        partition: b.partition,
+        count: b.to - b.from,
+        size: b.size,
+        encode: (stamp) =>
+          encodeRecordRows(
+            { rows: b.rows, from: b.from, to: b.to, values: value, keys: key, headers, timestamp },
+            { producer: { producerId: stamp.producerId, producerEpoch: stamp.producerEpoch }, baseSequence: stamp.baseSequence },
+          ),
+      })),
+    );
+  }
+
+  private stickyFor(topic: string): StickyPartition {
+    let s = this.sticky.get(topic);
+    if (!s) this.sticky.set(topic, (s = { partition: -1, bytes: 0, count: 0, turn: Math.floor(Math.random() * 1024) }));
+    return s;
+  }
+
+  /** Partition counts and leaders of the batch's topics; a topic the broker does not have is an error. */
+  private async layouts(cluster: KafkaCluster, names: readonly string[]): Promise<TopicLayout[]> {
+    try {
+      await cluster.refreshMetadataIfNecessary();
+      await trackTopics(cluster, [...names]);
+    } catch (e) {
+      const type = (e as { type?: string }).type;
+      if (type === "UNKNOWN_TOPIC_OR_PARTITION" || type === "INVALID_TOPIC_EXCEPTION" || type === "TOPIC_AUTHORIZATION_FAILED") {
+        const missing = await this.missingTopics(cluster, names);
+        const which = missing.length > 0 ? missing : names;
+        const reason =
+          type === "UNKNOWN_TOPIC_OR_PARTITION"
+            ? "does not exist and the broker did not create it (it creates topics on demand only with auto.create.topics.enable=true): create the topic first"
+            : type === "INVALID_TOPIC_EXCEPTION"
+              ? "is not a valid topic name"
+              : "may not be written by this client (TOPIC_AUTHORIZATION_FAILED)";
+        throw new SluiceError(`Kafka sink: topic ${which.map((n) => `"${n}"`).join(", ")} ${reason} (Kafka at ${this.options.bootstrapServers})`, { cause: e });
+      }
+      throw new SluiceError(`cannot read topic metadata from Kafka at ${this.options.bootstrapServers}: ${(e as Error).message}`, { cause: e });
     }
-    const producer = await this.connected();
-    await producer.sendBatch({ topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })), acks: -1 });
+    return names.map((name) => {
+      const partitions = cluster.findTopicPartitionMetadata(name);
+      return { name, numPartitions: partitions.length, available: partitions.filter((p) => p.leader >= 0).map((p) => p.partitionId) };
+    });
+  }
+
+  /** Which of several topics the broker lacks (one metadata lookup each; only on the error path). */
+  private async missingTopics(cluster: KafkaCluster, names: readonly string[]): Promise<string[]> {
+    if (names.length === 1) return [...names];
+    const missing: string[] = [];
+    for (const name of names) await trackTopics(cluster, [name]).catch(() => missing.push(name));
+    return missing;
   }
 
   async close(): Promise<void> {
-    await this.producer?.disconnect().catch(() => undefined);
+    const cluster = this.cluster;
+    this.cluster = null;
     this.producer = null;
+    await cluster?.disconnect().catch(() => undefined);
   }
-}
-
-function parseHeaders(text: string, row: number): Record<string, string> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = null;
-  }
-  if (!Array.isArray(parsed)) throw new SluiceError(`row ${row}: headers must be JSON such as [{"key":"k","value":"v"}], got ${text}`);
-  const out: Record<string, string> = {};
-  for (const h of parsed as { key?: unknown; value?: unknown }[]) {
-    if (typeof h?.key !== "string") throw new SluiceError(`row ${row}: every header needs a string "key", got ${JSON.stringify(h)}`);
-    out[h.key] = h.value === null || h.value === undefined ? "" : String(h.value);
-  }
-  return out;
 }

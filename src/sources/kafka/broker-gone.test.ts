@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { col } from "../../api/functions.js";
 import { withSession } from "../../testing/fixtures.js";
 
 // Nothing listens on this loopback port: the error path of a Kafka cluster that is not there.
@@ -28,6 +30,15 @@ describe("Kafka broker gone", () => {
         .writeStream.format("memory")
         .queryName("nowhere")
         .start();
+      await expect(q.awaitTermination()).rejects.toThrow(`cannot connect to Kafka at ${NOWHERE}`);
+      expect(q.isActive).toBe(false);
+    }));
+
+  it("a query writing to a Kafka sink stops with an error naming the bootstrap address", () =>
+    withSession(0, async (session) => {
+      const input = session.memoryStream(z.object({ body: z.string() }));
+      const q = input.toDF().select(col("body").alias("value")).writeStream.format("kafka").option("kafka.bootstrap.servers", NOWHERE).option("topic", "t").start();
+      input.addData({ body: "lost" });
       await expect(q.awaitTermination()).rejects.toThrow(`cannot connect to Kafka at ${NOWHERE}`);
       expect(q.isActive).toBe(false);
     }));

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { KafkaCluster } from "./kafka-cluster.js";
+import { trackTopics, type KafkaCluster } from "./kafka-cluster.js";
 
 /**
  * A Fetch (v11) request whose response keeps each partition's record set as raw bytes, so the
@@ -105,7 +105,7 @@ export interface FetchRequest {
 /** Fetches one partition from its leader, from `offset`, returning the raw record set. */
 export async function fetchPartitionRaw(cluster: KafkaCluster, req: FetchRequest): Promise<RawPartitionFetch> {
   // Loads the topic's metadata once per connection (a no-op when the topic is already known).
-  await cluster.addMultipleTargetTopics([req.topic]);
+  await trackTopics(cluster, [req.topic]);
   const meta = cluster.findTopicPartitionMetadata(req.topic).find((p) => p.partitionId === req.partition);
   if (!meta) return { errorCode: KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: [], records: new Uint8Array(0) };
   const broker = await cluster.findBroker({ nodeId: meta.leader });

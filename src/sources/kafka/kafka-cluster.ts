@@ -24,6 +24,10 @@ export interface KafkaConnectionOptions {
   readonly requestTimeoutMs: number;
   readonly connectionTimeoutMs: number;
   readonly isolationLevel: "read_uncommitted" | "read_committed";
+  /** Metadata requests ask the broker to create missing topics (it does so only if it allows it). Default false. */
+  readonly allowAutoTopicCreation?: boolean;
+  /** How long cached metadata counts as fresh for `refreshMetadataIfNecessary`. Default 0 (always refresh). */
+  readonly metadataMaxAgeMs?: number;
 }
 
 /** The subset of kafkajs's Cluster that Sluice uses. */
@@ -31,10 +35,12 @@ export interface KafkaCluster {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   refreshMetadata(): Promise<void>;
+  refreshMetadataIfNecessary(): Promise<void>;
   addMultipleTargetTopics(topics: string[]): Promise<void>;
   metadata(o?: { topics?: string[] }): Promise<{ topicMetadata: { topic: string; topicErrorCode: number; partitionMetadata: { partitionId: number; leader: number }[] }[] }>;
   findTopicPartitionMetadata(topic: string): { partitionId: number; leader: number }[];
   findBroker(o: { nodeId: number | string }): Promise<KafkaBroker>;
+  findControllerBroker(): Promise<KafkaBroker>;
   fetchTopicsOffset(
     topics: { topic: string; partitions: { partition: number }[]; fromBeginning?: boolean; fromTimestamp?: number }[],
   ): Promise<{ topic: string; partitions: { partition: number; offset: string }[] }[]>;
@@ -42,6 +48,8 @@ export interface KafkaCluster {
 
 export interface KafkaBroker {
   connectionPool: { send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any> };
+  /** InitProducerId; without a transactional id it gives an idempotent producer's id and epoch. */
+  initProducerId(o: { transactionalId?: string; transactionTimeout: number }): Promise<{ producerId: string; producerEpoch: number }>;
 }
 
 const ISOLATION = { read_uncommitted: 0, read_committed: 1 } as const;
@@ -50,10 +58,43 @@ export function isolationCode(level: KafkaConnectionOptions["isolationLevel"]): 
   return ISOLATION[level];
 }
 
-/** kafkajs log lines go to stderr at error level only; Sluice reports the rest itself. */
+/**
+ * kafkajs log lines go to stderr at error level only; Sluice reports the rest itself. A broker's
+ * error answer ("Response Metadata(...)") is not logged: the request's caller gets it as an error
+ * and handles or reports it.
+ */
 const logCreator = () => (entry: { namespace: string; level: number; log: { message: string } }) => {
-  if (entry.level <= LEVELS.ERROR) console.error(`[kafka ${entry.namespace}] ${entry.log.message}`);
+  if (entry.level > LEVELS.ERROR || (entry.namespace === "Connection" && entry.log.message.startsWith("Response "))) return;
+  console.error(`[kafka ${entry.namespace}] ${entry.log.message}`);
 };
+
+/**
+ * Adds `topics` to the metadata the cluster keeps. kafkajs refreshes the metadata of every topic
+ * it was ever asked about, so once one of them is deleted every later refresh fails with
+ * UNKNOWN_TOPIC_OR_PARTITION, whatever topic the caller wants: the deleted ones are found one by
+ * one, forgotten, and the add is tried again. After that an error means one of `topics` itself
+ * does not exist.
+ */
+export async function trackTopics(cluster: KafkaCluster, topics: readonly string[]): Promise<void> {
+  try {
+    await cluster.addMultipleTargetTopics([...topics]);
+    return;
+  } catch (e) {
+    if ((e as { type?: string }).type !== "UNKNOWN_TOPIC_OR_PARTITION") throw e;
+  }
+  const tracked = (cluster as unknown as { targetTopics: Set<string> }).targetTopics;
+  for (const topic of [...tracked]) {
+    try {
+      await cluster.metadata({ topics: [topic] });
+    } catch (e) {
+      if ((e as { type?: string }).type !== "UNKNOWN_TOPIC_OR_PARTITION") throw e;
+      tracked.delete(topic);
+    }
+  }
+  await cluster.addMultipleTargetTopics([...topics]);
+  // The probes above left metadata for single topics behind: load every tracked topic's again.
+  await cluster.refreshMetadata();
+}
 
 const clusters = new Map<string, Promise<KafkaCluster>>();
 
@@ -61,7 +102,7 @@ export function clusterFor(options: KafkaConnectionOptions): Promise<KafkaCluste
   const key = JSON.stringify(options);
   let cluster = clusters.get(key);
   if (!cluster) {
-    cluster = connect(options);
+    cluster = openCluster(options);
     clusters.set(key, cluster);
     // A failed connection is not cached: the next task tries again.
     cluster.catch(() => clusters.delete(key));
@@ -69,7 +110,8 @@ export function clusterFor(options: KafkaConnectionOptions): Promise<KafkaCluste
   return cluster;
 }
 
-async function connect(o: KafkaConnectionOptions): Promise<KafkaCluster> {
+/** A connected cluster that the caller owns and disconnects (not shared through `clusterFor`). */
+export async function openCluster(o: KafkaConnectionOptions): Promise<KafkaCluster> {
   const cluster = new Cluster({
     logger: createLogger({ level: LEVELS.ERROR, logCreator }),
     socketFactory: defaultSocketFactory(),
@@ -79,7 +121,8 @@ async function connect(o: KafkaConnectionOptions): Promise<KafkaCluster> {
     requestTimeout: o.requestTimeoutMs,
     enforceRequestTimeout: true,
     retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 2000 },
-    allowAutoTopicCreation: false,
+    allowAutoTopicCreation: o.allowAutoTopicCreation ?? false,
+    metadataMaxAge: o.metadataMaxAgeMs ?? 0,
     isolationLevel: isolationCode(o.isolationLevel),
     offsets: new Map(),
   });

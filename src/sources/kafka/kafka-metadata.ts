@@ -1,5 +1,5 @@
 import { SluiceError } from "../../errors/errors.js";
-import { clusterFor, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
+import { clusterFor, trackTopics, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
 import type { TopicPartition } from "./partition-offsets.js";
 import { tpKey } from "./partition-offsets.js";
 
@@ -67,7 +67,7 @@ export class KafkaMetadata {
     // metadata and ask again, for a few seconds at most.
     for (let attempt = 1; ; attempt++) {
       try {
-        await cluster.addMultipleTargetTopics(topics);
+        await trackTopics(cluster, topics);
         await cluster.refreshMetadata();
         const result = await cluster.fetchTopicsOffset(
           topics.map((topic) => ({ topic, ...at, partitions: tps.filter((tp) => tp.topic === topic).map((tp) => ({ partition: tp.partition })) })),

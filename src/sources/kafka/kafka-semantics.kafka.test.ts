@@ -248,6 +248,20 @@ describe("Kafka source semantics against the real broker", () => {
       expect(q.exception).toBeNull();
     }));
 
+  it("a deleted topic does not break reads of other topics through the same connections", () =>
+    withSession(1, async (session) => {
+      const gone = await newTopic(1);
+      await produce(gone, [{ value: "old" }]);
+      expect(await read(session, gone).select("value").collect()).toEqual([{ value: "old" }]);
+      await deleteTopic(gone);
+      const next = await newTopic(1);
+      await produce(next, [{ value: "a" }, { value: "b" }]);
+      // The session's cached metadata still names the deleted topic; the new one is read in full.
+      expect(await read(session, next).select("value").collect()).toEqual([{ value: "a" }, { value: "b" }]);
+      await produce(next, [{ value: "c" }]);
+      expect(await read(session, next).select("value").collect()).toEqual([{ value: "a" }, { value: "b" }, { value: "c" }]);
+    }));
+
   it("commitOffsetsToGroup publishes each batch's end offsets to a consumer group", () =>
     withSession(0, async (session) => {
       const topic = await newTopic(2);
