@@ -3,8 +3,8 @@
  * per page, run as a streaming query (availableNow) over a folder of files, for 0, 1 and 2
  * workers. Reports the median rows/s of several runs and writes bench/results/core.{json,md}.
  *
- *   npm run bench                       # 4,000,000 rows, 3 runs per worker count
- *   npm run bench -- --rows 1000000 --runs 5 --workers 0,2
+ *   npm run bench:core                  # 4,000,000 rows, 3 runs per worker count
+ *   npm run bench:core -- --rows 1000000 --runs 5 --workers 0,2
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
@@ -112,7 +112,7 @@ try {
     "# Core benchmark",
     "",
     `JSON-lines decode -> filter -> 10 s tumbling window count and sum per page; ${ROWS.toLocaleString()} rows (${(bytes / 1e6).toFixed(0)} MB, ${FILES} files),`,
-    `median of ${RUNS} interleaved runs; ${machine.cpus} cores (${machine.cpuModel}), Node ${machine.node}. Produced by \`npm run bench\`.`,
+    `median of ${RUNS} interleaved runs; ${machine.cpus} cores (${machine.cpuModel}), Node ${machine.node}. Produced by \`npm run bench:core\`.`,
     "",
     "| workers | median rows/s | vs inline | runs (rows/s) |",
     "|---:|---:|---:|---|",

@@ -1,0 +1,130 @@
+/**
+ * One latency run: the system starts on an empty LogAppendTime topic, then the generator feeds
+ * it at rising fixed rates, one step each, stopping after the first rate it does not sustain.
+ * Only the broker's clock is read: a window result's latency is its output append time minus
+ * (window end + watermark delay); a W4 record's is its output append time minus its input's.
+ * A rate is sustained when its p99 is under 5 s and latency does not climb during the step
+ * (consumer lag flat: a system falling behind shows as latency growing step-long).
+ */
+import type { Session } from "../../src/index.js";
+import { producePaced } from "./generate.js";
+import { percentile } from "./stats.js";
+import { readOutput, type OutputRecord, type Topics } from "./topics.js";
+import { RunningSystem, type LaunchArgs, type SystemName } from "./systems.js";
+import { WATERMARK_DELAY_MS, type WorkloadSpec } from "./workloads.js";
+
+export const P99_LIMIT_MS = 5_000;
+/** Latency may rise this much from a step's first quarter to its last before lag counts as growing. */
+const GROWTH_LIMIT_MS = 1_000;
+/** Results due in a step's first seconds still carry the previous rate's windows. */
+const STEP_WARMUP_MS = 2_000;
+
+export interface StepResult {
+  readonly rate: number;
+  readonly samples: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Median latency of the step's last quarter minus its first quarter's. */
+  readonly growthMs: number;
+  readonly sustained: boolean;
+}
+
+export interface LatencyResult {
+  readonly system: SystemName;
+  readonly rep: number;
+  readonly status: string;
+  readonly steps: readonly StepResult[];
+  /** The highest rate sustained, with every lower step sustained too; 0 if none. */
+  readonly sustainableRate: number;
+}
+
+/** When a result was due (window end + delay, or the input's append time) and its latency. */
+function dueAndLatency(spec: WorkloadSpec, r: OutputRecord): { due: number; latency: number } {
+  const due = spec.name === "W4" ? Number(r.value.ts) : Number(r.value.window_end) + WATERMARK_DELAY_MS;
+  return { due, latency: r.appendMs - due };
+}
+
+export function stepResult(rate: number, points: readonly { due: number; latency: number }[]): StepResult {
+  const sorted = [...points].sort((a, b) => a.due - b.due);
+  const latencies = sorted.map((p) => p.latency);
+  const quarter = Math.max(1, Math.floor(sorted.length / 4));
+  const growthMs = sorted.length === 0 ? NaN : percentile(latencies.slice(-quarter), 50) - percentile(latencies.slice(0, quarter), 50);
+  const p99Ms = percentile(latencies, 99);
+  return {
+    rate,
+    samples: sorted.length,
+    p50Ms: percentile(latencies, 50),
+    p99Ms,
+    growthMs,
+    sustained: sorted.length > 0 && p99Ms <= P99_LIMIT_MS && growthMs <= GROWTH_LIMIT_MS,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface LatencyOptions {
+  readonly session: Session;
+  readonly topics: Topics;
+  readonly spec: WorkloadSpec;
+  readonly rates: readonly number[];
+  readonly stepMs: number;
+  /** The system's drain throughput in this run, or Infinity when the drain phase did not run. */
+  readonly maxRate: number;
+  readonly launch: LaunchArgs;
+  readonly log: (line: string) => void;
+}
+
+export async function latencyRun(system: SystemName, rep: number, o: LatencyOptions): Promise<LatencyResult> {
+  const { topics, launch, spec } = o;
+  await topics.create(launch.input, true);
+  await topics.create(launch.output, true);
+  const running = new RunningSystem(system, launch);
+  try {
+    await Promise.race([running.started, sleep(300_000).then(() => Promise.reject(new Error("no BENCH_STARTED line within 300 s")))]);
+    await sleep(3_000); // the consumer joins and fetches an empty topic before load begins
+    const steps: { rate: number; from: number; to: number }[] = [];
+    let next = 0;
+    // A system cannot sustain more than it drains: rates beyond that (with a margin) are not run.
+    for (const rate of o.rates.filter((r) => r <= o.maxRate)) {
+      const from = Date.now();
+      next = await producePaced(launch.bootstrap, launch.input, spec, rate, from + o.stepMs, next);
+      steps.push({ rate, from, to: Date.now() });
+      if (running.exited) break;
+    }
+    // The last windows close only when later data moves the watermark: a tail at the first rate.
+    await producePaced(launch.bootstrap, launch.input, spec, o.rates[0]!, Date.now() + 12_000, next);
+    // Wait for a system with a backlog to finish it, so late results count with their latency.
+    let size = -1;
+    for (let quiet = 0, waited = 0; quiet < 3 && waited < 120 && !running.exited; waited++) {
+      await sleep(1_000);
+      const now = await topics.size(launch.output);
+      quiet = now === size ? quiet + 1 : 0;
+      size = now;
+    }
+    const exited = running.exited;
+    await running.stop();
+    const out = await readOutput(o.session, launch.bootstrap, launch.output, await topics.size(launch.output));
+    const results = steps.map((s) => stepResult(s.rate, pointsIn(spec, out, s.from, s.to)));
+    let sustainableRate = 0;
+    for (const r of results) {
+      if (!r.sustained) break;
+      sustainableRate = r.rate;
+    }
+    const status = exited ? `${exited}: ${running.lastErrors.split("\n").slice(-3).join(" / ")}` : "ok";
+    o.log(`  ${system} rep ${rep}: sustains ${sustainableRate}/s; ${results.map((r) => `${r.rate}/s p50 ${r.p50Ms} p99 ${r.p99Ms} ms${r.sustained ? "" : " (not sustained)"}`).join("; ")}`);
+    return { system, rep, status, steps: results, sustainableRate };
+  } catch (e) {
+    return { system, rep, status: (e as Error).message.split("\n")[0]!, steps: [], sustainableRate: 0 };
+  } finally {
+    await running.stop();
+  }
+}
+
+function pointsIn(spec: WorkloadSpec, out: readonly OutputRecord[], from: number, to: number) {
+  const points = [];
+  for (const r of out) {
+    const p = dueAndLatency(spec, r);
+    if (p.due >= from + STEP_WARMUP_MS && p.due <= to) points.push(p);
+  }
+  return points;
+}

@@ -1,0 +1,130 @@
+/**
+ * The systems under test: how each is built and launched (bench/peers/README.md), and a running
+ * instance's lifecycle: wait for its BENCH_STARTED line, measure it from /proc, stop it.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import * as path from "node:path";
+import { treeCpuSeconds, treePeakRssBytes } from "./proc.js";
+
+export type SystemName = "sluice" | "spark" | "kstreams" | "naive";
+export const SYSTEMS: readonly SystemName[] = ["sluice", "spark", "kstreams", "naive"];
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+
+interface SystemDef {
+  readonly launcher: string;
+  /** A Maven project to build before the first run, when it is out of date. */
+  readonly maven?: string;
+}
+
+const DEFS: Record<SystemName, SystemDef> = {
+  sluice: { launcher: path.join(ROOT, "bench/jobs/launch-sluice") },
+  spark: { launcher: path.join(ROOT, "bench/peers/spark/launch"), maven: path.join(ROOT, "bench/peers/spark") },
+  kstreams: { launcher: path.join(ROOT, "bench/peers/kstreams/launch"), maven: path.join(ROOT, "bench/peers/kstreams") },
+  naive: { launcher: path.join(ROOT, "bench/peers/naive/launch") },
+};
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds the Maven peers among `systems` whose sources changed since their last build. */
+export function buildPeers(systems: readonly SystemName[], log: (line: string) => void): void {
+  for (const name of systems) {
+    const dir = DEFS[name].maven;
+    if (!dir) continue;
+    const stamp = path.join(dir, "target/lib");
+    const sources = Math.max(newestMtime(path.join(dir, "src")), statSync(path.join(dir, "pom.xml")).mtimeMs);
+    if (existsSync(stamp) && statSync(stamp).mtimeMs > sources) continue;
+    log(`building ${name} with Maven (${path.relative(ROOT, dir)})`);
+    const started = Date.now();
+    execFileSync("mvn", ["-B", "-q", "-f", path.join(dir, "pom.xml"), "package", "-DskipTests"], { stdio: "inherit" });
+    // copy-dependencies leaves target/lib's mtime alone when nothing changed: touch it as the build stamp.
+    execFileSync("touch", [stamp]);
+    log(`built ${name} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+}
+
+export interface LaunchArgs {
+  readonly workload: string;
+  readonly bootstrap: string;
+  readonly input: string;
+  readonly output: string;
+  readonly ads: string;
+  readonly stateDir: string;
+  readonly runId: string;
+}
+
+/** A running system under test. */
+export class RunningSystem {
+  private readonly child: ChildProcess;
+  private exitInfo: string | null = null;
+  private stderrTail: string[] = [];
+  readonly started: Promise<number>;
+  private cpuAtStart = 0;
+
+  constructor(
+    readonly name: SystemName,
+    args: LaunchArgs,
+  ) {
+    const argv = Object.entries(args).flatMap(([k, v]) => [`--${k === "stateDir" ? "state-dir" : k === "runId" ? "run-id" : k}`, v]);
+    this.child = spawn(DEFS[name].launcher, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+    this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderrTail.push(...chunk.split("\n").filter(Boolean));
+      if (this.stderrTail.length > 40) this.stderrTail = this.stderrTail.slice(-40);
+    });
+    this.child.on("exit", (code, signal) => (this.exitInfo = `exited with ${signal ?? `code ${code}`}`));
+    this.started = new Promise((resolve, reject) => {
+      let buffered = "";
+      this.child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+        buffered += chunk;
+        const m = /BENCH_STARTED (\d+)/.exec(buffered);
+        if (m) {
+          this.cpuAtStart = treeCpuSeconds(this.pid);
+          resolve(Number(m[1]));
+          buffered = "";
+        }
+      });
+      this.child.on("exit", () => reject(new Error(`${name} ${this.exitInfo} before starting: ${this.lastErrors.split("\n").slice(-3).join(" / ")}`)));
+    });
+    this.started.catch(() => {});
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Null while running; why it stopped otherwise. */
+  get exited(): string | null {
+    return this.exitInfo;
+  }
+
+  get lastErrors(): string {
+    return this.stderrTail.slice(-15).join("\n");
+  }
+
+  /** CPU seconds used since the BENCH_STARTED line. */
+  cpuSinceStart(): number {
+    return treeCpuSeconds(this.pid) - this.cpuAtStart;
+  }
+
+  peakRssBytes(): number {
+    return treePeakRssBytes(this.pid);
+  }
+
+  /** SIGTERM, then SIGKILL after 10 s; resolves when the process is gone. */
+  async stop(): Promise<void> {
+    if (this.exitInfo !== null) return;
+    const gone = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.kill("SIGTERM");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    await gone;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The Sluice side of `npm run bench`: W1-W4 as a TypeScript team would write them with Sluice,
+ * following bench/peers/README.md (arguments, BENCH_STARTED line, output shape).
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { col, count, lit, Session, struct, sum, to_json, unix_millis, window } from "../../src/index.js";
+
+const Args = z.object({
+  workload: z.enum(["W1", "W2", "W3", "W4"]),
+  bootstrap: z.string(),
+  input: z.string(),
+  output: z.string(),
+  ads: z.string(),
+  "state-dir": z.string(),
+  "run-id": z.string(),
+});
+const raw: Record<string, string> = {};
+for (let i = 2; i < process.argv.length; i += 2) raw[process.argv[i]!.replace(/^--/, "")] = process.argv[i + 1]!;
+const args = Args.parse(raw);
+
+const AdEvent = z.object({ ad_id: z.string(), event_type: z.string(), user_id: z.string() });
+const Bid = z.object({ auction: z.int(), price: z.int() });
+const Keyed = z.object({ key: z.string(), value: z.int() });
+const Ad = z.object({ ad_id: z.string(), campaign_id: z.string() });
+
+const session = new Session({ workers: 2 });
+const input = () =>
+  session.readStream.format("kafka").option("kafka.bootstrap.servers", args.bootstrap).option("subscribe", args.input).option("startingOffsets", "earliest");
+
+const windowBounds = [unix_millis(col("window.start")).alias("window_start"), unix_millis(col("window.end")).alias("window_end")] as const;
+
+function query() {
+  switch (args.workload) {
+    case "W1": {
+      const ads = session.createDataFrame(
+        readFileSync(args.ads, "utf8").split("\n").filter(Boolean).map((l) => Ad.parse(JSON.parse(l))),
+        Ad,
+      );
+      return input().schema(AdEvent).load().withWatermark("timestamp", "1 second")
+        .where(col("event_type").equalTo(lit("view")))
+        .join(ads, "ad_id")
+        .groupBy(window(col("timestamp"), "10 seconds"), "campaign_id")
+        .agg(count().alias("count"))
+        .select(to_json(struct(...windowBounds, col("campaign_id").alias("key"), col("count"))).alias("value"));
+    }
+    case "W2":
+      return input().schema(Bid).load().withWatermark("timestamp", "1 second")
+        .groupBy(window(col("timestamp"), "10 seconds", "2 seconds"), "auction")
+        .agg(count().alias("count"))
+        .select(to_json(struct(...windowBounds, col("auction").cast("string").alias("key"), col("count"))).alias("value"));
+    case "W3":
+      return input().schema(Keyed).load().withWatermark("timestamp", "1 second")
+        .groupBy(window(col("timestamp"), "10 seconds"), "key")
+        .agg(count().alias("count"), sum(col("value")).alias("sum"))
+        .select(to_json(struct(...windowBounds, col("key"), col("count"), col("sum"))).alias("value"));
+    case "W4":
+      return input().schema(AdEvent).load()
+        .where(col("event_type").equalTo(lit("view")))
+        .select(to_json(struct(col("user_id"), col("ad_id"), unix_millis(col("timestamp")).alias("ts"))).alias("value"));
+  }
+}
+
+const df = query();
+const writer = df.writeStream
+  .format("kafka")
+  .option("kafka.bootstrap.servers", args.bootstrap)
+  .option("topic", args.output)
+  .option("checkpointLocation", `${args["state-dir"]}/checkpoint`)
+  .outputMode("append");
+console.log(`BENCH_STARTED ${Date.now()}`);
+const q = writer.start();
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    void q.stop().finally(() => session.stop().finally(() => process.exit(0)));
+    setTimeout(() => process.exit(0), 5_000).unref();
+  });
+}
+q.awaitTermination().then(
+  () => session.stop(),
+  (e: unknown) => {
+    console.error(`sluice job failed: ${(e as Error).stack ?? e}`);
+    process.exit(1);
+  },
+);
