@@ -9,7 +9,7 @@
  *   npm run bench -- --workload all --reps 3 --records 5000000
  *   npm run bench -- --workload W4 --systems sluice,naive --phases drain --records 1000000 --reps 1
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -65,12 +65,10 @@ function parseArgs(argv: readonly string[]): z.infer<typeof Options> {
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
+/** What a command prints, stdout and stderr together (`java -version` writes to stderr). */
 function sh(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
-  } catch (e) {
-    return `${(e as { stderr?: string }).stderr ?? ""}`.trim();
-  }
+  const r = spawnSync(cmd, args, { encoding: "utf8" });
+  return `${r.stdout ?? ""}${r.stderr ?? ""}`.trim();
 }
 
 function pomProperty(pom: string, name: string): string {
