@@ -1,6 +1,7 @@
 import { SluiceError } from "../../../errors/errors.js";
 import { finishBatch, type EncodeBatchOptions } from "./batch-writer.js";
 import { copyBytes, viewOf } from "./copy-bytes.js";
+import { encodeHeaderSection } from "./encode-rows.js";
 import { BATCH, CONTROL_TYPE } from "./layout.js";
 import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from "./varint.js";
 
@@ -46,22 +47,7 @@ function bytesOf(data: Uint8Array | string | null): Uint8Array | null {
 
 /** A record's encoded header section (count and headers), or the single byte for "no headers". */
 function encodeHeaders(headers: readonly KafkaRecordHeader[] | undefined): Uint8Array {
-  const list = headers ?? [];
-  const parts = list.map((h) => ({ key: utf8.encode(h.key), value: bytesOf(h.value) }));
-  let size = sizeOfVarint(list.length);
-  for (const p of parts) size += sizeOfVarint(p.key.length) + p.key.length + sizeOfVarint(p.value ? p.value.length : -1) + (p.value?.length ?? 0);
-  const out = new Uint8Array(size);
-  let at = writeVarint(out, 0, list.length);
-  for (const p of parts) {
-    at = writeVarint(out, at, p.key.length);
-    out.set(p.key, at);
-    at = writeVarint(out, at + p.key.length, p.value ? p.value.length : -1);
-    if (p.value) {
-      out.set(p.value, at);
-      at += p.value.length;
-    }
-  }
-  return out;
+  return encodeHeaderSection((headers ?? []).map((h) => ({ key: utf8.encode(h.key), value: bytesOf(h.value) })));
 }
 
 interface PreparedRecord {
