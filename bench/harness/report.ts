@@ -7,7 +7,7 @@ import * as path from "node:path";
 import type { DrainResult } from "./drain.js";
 import type { LatencyResult } from "./latency.js";
 import { median } from "./stats.js";
-import { ROOT, SYSTEMS, type SystemName } from "./systems.js";
+import { ROOT, type SystemName } from "./systems.js";
 import { WORKLOADS, type WorkloadName } from "./workloads.js";
 
 export interface Environment {
@@ -144,4 +144,3 @@ export function writeResultsMarkdown(): void {
   writeFileSync(path.join(ROOT, "bench/RESULTS.md"), md);
 }
 
-export { LABEL, SYSTEMS };

@@ -215,40 +215,39 @@ public final class KStreamsBench {
    */
   static Topology w1(Args a, Map<String, String> campaignOfAd) {
     StreamsBuilder b = new StreamsBuilder();
-    KTable<Windowed<String>, Long> finals =
+    KStream<String, String> byCampaign =
         source(b, a)
             .mapValues(v -> (AdEvent) read(AD_EVENT, v))
             .filter((k, e) -> "view".equals(e.eventType))
             .map((k, e) -> KeyValue.pair(campaignOfAd.get(e.adId), ""))
-            .filter((campaign, v) -> campaign != null)
-            .groupByKey(Grouped.with("w1-by-campaign", Serdes.String(), Serdes.String()))
-            .windowedBy(tumbling())
-            .count(
-                Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("w1-counts")
-                    .withKeySerde(Serdes.String())
-                    .withValueSerde(Serdes.Long()))
-            .suppress(
-                Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName("w1-final"));
-    windowCountsTo(finals, a.output);
+            .filter((campaign, v) -> campaign != null);
+    windowCountsTo(finalCounts(byCampaign, "w1", "by-campaign", tumbling()), a.output);
     return b.build();
   }
 
   /** W2: count per auction in 10 s windows sliding every 2 s. */
   static Topology w2(Args a) {
     StreamsBuilder b = new StreamsBuilder();
-    KTable<Windowed<String>, Long> finals =
-        source(b, a)
-            .map((k, v) -> KeyValue.pair(Long.toString(((Bid) read(BID, v)).auction), ""))
-            .groupByKey(Grouped.with("w2-by-auction", Serdes.String(), Serdes.String()))
-            .windowedBy(tumbling().advanceBy(HOP))
-            .count(
-                Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("w2-counts")
-                    .withKeySerde(Serdes.String())
-                    .withValueSerde(Serdes.Long()))
-            .suppress(
-                Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName("w2-final"));
-    windowCountsTo(finals, a.output);
+    KStream<String, String> byAuction =
+        source(b, a).map((k, v) -> KeyValue.pair(Long.toString(((Bid) read(BID, v)).auction), ""));
+    windowCountsTo(finalCounts(byAuction, "w2", "by-auction", tumbling().advanceBy(HOP)), a.output);
     return b.build();
+  }
+
+  /**
+   * Final window counts per key: repartition by key (topic {@code <run-id>-<name>-<by>-repartition}),
+   * count in the windows, and hold each window's count until the window closes.
+   */
+  static KTable<Windowed<String>, Long> finalCounts(
+      KStream<String, String> keyed, String name, String by, TimeWindows windows) {
+    return keyed
+        .groupByKey(Grouped.with(name + "-" + by, Serdes.String(), Serdes.String()))
+        .windowedBy(windows)
+        .count(
+            Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(name + "-counts")
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.Long()))
+        .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName(name + "-final"));
   }
 
   /** W3: count and sum of value per key in 10 s tumbling windows, in one aggregate. */
