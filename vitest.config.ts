@@ -18,7 +18,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "bench/**/*.test.ts"],
           exclude: ["src/**/*.kafka.test.ts"],
           typecheck: {
             enabled: true,

@@ -6,11 +6,11 @@
  * bench/results/<workload>.json, the charts and bench/RESULTS.md. Method: bench/README.md.
  *
  *   npm run bench -- --workload W2 --systems sluice,spark,kstreams,naive
- *   npm run bench -- --workload all --reps 3 --records 5000000
+ *   npm run bench -- --workload all --reps 3
  *   npm run bench -- --workload W4 --systems sluice,naive --phases drain --records 1000000 --reps 1
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { z } from "zod";
@@ -41,7 +41,8 @@ const Options = z.object({
   workload: list(WORKLOADS, "workload").default(["W1", "W2", "W3", "W4"]),
   systems: list(SYSTEMS, "system").default([...SYSTEMS]),
   phases: list(["drain", "latency"] as const, "phase").default(["drain", "latency"]),
-  records: z.coerce.number().int().min(100_000).default(5_000_000),
+  /** Events per drain topic; by default each workload's own (WorkloadSpec.drainRecords). */
+  records: z.coerce.number().int().min(100_000).optional(),
   reps: z.coerce.number().int().min(1).default(3),
   rates: positiveList.default([10_000, 25_000, 50_000, 100_000, 200_000, 400_000]),
   "step-seconds": z.coerce.number().int().min(10).default(20),
@@ -108,32 +109,37 @@ async function main(): Promise<void> {
   try {
     for (const workload of o.workload) {
       const spec = SPECS[workload];
+      const records = o.records ?? spec.drainRecords;
       log(`${workload}: ${spec.title}`);
       const launchArgs = (system: SystemName, rep: number, input: string, phase: string): LaunchArgs => {
         const stateDir = path.join(work, `${workload}-${phase}-${system}-${rep}`);
         mkdirSync(stateDir);
         return { workload, bootstrap: o.bootstrap, input, output: `bench-out-${stamp}-${workload}-${phase}-${system}-${rep}`, ads, stateDir, runId: `${stamp}-${workload}-${phase}-${system}-${rep}` };
       };
-      const drain: DrainResult[] = [];
-      const latency: LatencyResult[] = [];
-      if (o.phases.includes("drain")) {
-        // Inputs are a pure function of (workload, records): a topic loaded by an earlier run is reused.
-        const input = `bench-in-${workload}-${o.records}`;
-        if (!(await topics.exists(input)) || (await topics.size(input)) !== o.records) {
+      // A phase not run this time keeps its figures from the workload's last run (phases may run in separate sessions).
+      const previous = existsSync(resultPath(workload)) ? (JSON.parse(readFileSync(resultPath(workload), "utf8")) as WorkloadRun) : null;
+      const runsDrain = o.phases.includes("drain");
+      const runsLatency = o.phases.includes("latency");
+      const drain: DrainResult[] = runsDrain ? [] : [...(previous?.drain ?? [])];
+      const latency: LatencyResult[] = runsLatency ? [] : [...(previous?.latency ?? [])];
+      if (runsDrain) {
+        // Inputs are a pure function of (data, records): a topic loaded by an earlier run, or for another workload, is reused.
+        const input = `bench-in-${spec.data}-${records}`;
+        if (!(await topics.exists(input)) || (await topics.size(input)) !== records) {
           await topics.delete(input);
           await topics.create(input, false);
           const t0 = Date.now();
-          await preload(o.bootstrap, input, spec, o.records);
-          log(`loaded ${o.records.toLocaleString("en-US")} records into ${input} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+          await preload(o.bootstrap, input, spec, records);
+          log(`loaded ${records.toLocaleString("en-US")} records into ${input} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         }
         const t0 = Date.now();
-        const reference = spec.reference(o.records);
+        const reference = spec.reference(records);
         const expectedRows = [...reference.values()].reduce((a, b) => a + b, 0);
         log(`reference: ${expectedRows.toLocaleString("en-US")} results (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
         for (let rep = 1; rep <= o.reps; rep++) {
           for (const system of o.systems) {
             const launch = launchArgs(system, rep, input, "drain");
-            const result = await drainRun(system, rep, { session, topics, spec, reference, expectedRows, inputRecords: o.records, launch, log });
+            const result = await drainRun(system, rep, { session, topics, spec, reference, expectedRows, inputRecords: records, launch, log });
             drain.push(result);
             // A wrong answer's output stays for inspection (topics named bench-out-*).
             if (result.status === "ok") await topics.delete(launch.output);
@@ -142,7 +148,7 @@ async function main(): Promise<void> {
           }
         }
       }
-      if (o.phases.includes("latency")) {
+      if (runsLatency) {
         for (let rep = 1; rep <= o.reps; rep++) {
           for (const system of o.systems) {
             const ok = drain.filter((d) => d.system === system && d.status === "ok").map((d) => d.recordsPerSecond);
@@ -162,7 +168,13 @@ async function main(): Promise<void> {
         title: spec.title,
         finishedAt: new Date().toISOString(),
         environment: env,
-        config: { records: o.records, reps: o.reps, rates: o.rates, stepSeconds: o["step-seconds"], order: o.systems.join(", ") },
+        config: {
+          records: runsDrain || !previous ? records : previous.config.records,
+          reps: o.reps,
+          rates: runsLatency || !previous ? o.rates : previous.config.rates,
+          stepSeconds: runsLatency || !previous ? o["step-seconds"] : previous.config.stepSeconds,
+          order: o.systems.join(", "),
+        },
         drain,
         latency,
         summary,

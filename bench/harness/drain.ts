@@ -81,7 +81,7 @@ export async function drainRun(system: SystemName, rep: number, o: DrainOptions)
     return { ...base, status, seconds: NaN, recordsPerSecond: NaN, cpuSeconds: NaN, recordsPerCpuSecond: NaN, peakRssMiB: NaN, outputRows: NaN };
   };
   try {
-    const startedMs = await Promise.race([running.started, sleep(300_000).then(() => Promise.reject(new Error("no BENCH_STARTED line within 300 s")))]);
+    const startedMs = await running.startedWithin(300_000);
     let size = 0;
     let lastGrowth = Date.now();
     let cpuAtGrowth = 0;

@@ -4,31 +4,59 @@
  * Records are encoded as Kafka record batches by Sluice's columnar encoder and sent as raw
  * Produce requests: kafkajs's per-message encoder would be the limit.
  */
-import { produceJson } from "../../src/testing/kafka-load.js";
+import { jsonRecordBatch, produceJson, sendBatches } from "../../src/testing/kafka-load.js";
 import { PARTITIONS } from "./topics.js";
-import { eventTime, type WorkloadSpec } from "./workloads.js";
+import { BASE_MS, eventTime, type WorkloadSpec } from "./workloads.js";
 
 /** Records 0..count-1 of `spec`, round-robin over the partitions, event time spread over the drain span. */
 export async function preload(bootstrap: string, topic: string, spec: WorkloadSpec, count: number): Promise<void> {
   await produceJson(bootstrap, topic, PARTITIONS, count, (i) => spec.value(i, eventTime(i, count)), { timestamp: (i) => eventTime(i, count) });
 }
 
+/** Records per pre-encoded batch of a paced feed: at 10,000 records/s, two batches per 50 ms tick. */
+const FEED_BATCH = 250;
+/** Records in a paced feed's ring of batches, sent over and over. */
+const FEED_RING = 400_000;
+
 /**
- * Produces `spec`'s records at `ratePerSecond` until `untilMs`, in ticks of 50 ms, continuing
- * the record index from `from`; returns the next index. The broker stamps the append time.
+ * The latency phase's load: record batches of `spec`'s values, encoded once and then sent at a
+ * fixed rate in 50 ms ticks, cycling through the ring. A LogAppendTime topic stamps each record
+ * as it is appended, so the bytes need no change, and the generator's CPU goes to sending
+ * rather than to building JSON while the system under test shares the machine.
  */
-export async function producePaced(bootstrap: string, topic: string, spec: WorkloadSpec, ratePerSecond: number, untilMs: number, from: number): Promise<number> {
-  const startedMs = Date.now();
-  let next = from;
-  for (;;) {
-    const now = Date.now();
-    if (now >= untilMs) return next;
-    const due = from + Math.floor(((now - startedMs) * ratePerSecond) / 1000);
-    if (due > next) {
-      const first = next;
-      await produceJson(bootstrap, topic, PARTITIONS, due - first, (i) => spec.value(first + i, now), { timestamp: () => now });
-      next = due;
+export class PacedFeed {
+  private readonly ring: Uint8Array[] = [];
+  private cursor = 0;
+
+  constructor(
+    private readonly bootstrap: string,
+    private readonly topic: string,
+    spec: WorkloadSpec,
+  ) {
+    for (let first = 0; first < FEED_RING; first += FEED_BATCH) {
+      this.ring.push(jsonRecordBatch(first, first + FEED_BATCH, 1, (i) => spec.value(i, BASE_MS))!);
     }
-    await new Promise((r) => setTimeout(r, Math.max(0, 50 - (Date.now() - now))));
+  }
+
+  /** Sends `ratePerSecond` records a second until `untilMs`; returns how many it sent. */
+  async run(ratePerSecond: number, untilMs: number): Promise<number> {
+    const startedMs = Date.now();
+    let sent = 0;
+    for (;;) {
+      const now = Date.now();
+      if (now >= untilMs) return sent * FEED_BATCH;
+      const due = Math.floor(((now - startedMs) * ratePerSecond) / 1000 / FEED_BATCH);
+      // A Produce request carries at most one batch per partition: one request per round of partitions.
+      const requests: Promise<void>[] = [];
+      while (sent < due) {
+        const round = [];
+        for (let partition = 0; partition < PARTITIONS && sent < due; partition++, sent++) {
+          round.push({ partition, batch: this.ring[this.cursor++ % this.ring.length]! });
+        }
+        requests.push(sendBatches(this.bootstrap, this.topic, round));
+      }
+      await Promise.all(requests);
+      await new Promise((r) => setTimeout(r, Math.max(0, 50 - (Date.now() - now))));
+    }
   }
 }

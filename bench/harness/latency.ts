@@ -7,10 +7,10 @@
  * (consumer lag flat: a system falling behind shows as latency growing step-long).
  */
 import type { Session } from "../../src/index.js";
-import { producePaced } from "./generate.js";
+import { PacedFeed } from "./generate.js";
 import { percentile } from "./stats.js";
 import { readOutput, type OutputRecord, type Topics } from "./topics.js";
-import { RunningSystem, type LaunchArgs, type SystemName } from "./systems.js";
+import { resultPauseMs, RunningSystem, type LaunchArgs, type SystemName } from "./systems.js";
 import { WATERMARK_DELAY_MS, type WorkloadSpec } from "./workloads.js";
 
 export const P99_LIMIT_MS = 5_000;
@@ -18,9 +18,13 @@ export const P99_LIMIT_MS = 5_000;
 const GROWTH_LIMIT_MS = 1_000;
 /** Results due in a step's first seconds still carry the previous rate's windows. */
 const STEP_WARMUP_MS = 2_000;
+/** A step whose generator sent under this share of its rate is not counted. */
+const GENERATOR_SHORTFALL = 0.95;
 
 export interface StepResult {
   readonly rate: number;
+  /** Records the generator actually sent per second during the step. */
+  readonly sentRate: number;
   readonly samples: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -44,7 +48,7 @@ function dueAndLatency(spec: WorkloadSpec, r: OutputRecord): { due: number; late
   return { due, latency: r.appendMs - due };
 }
 
-export function stepResult(rate: number, points: readonly { due: number; latency: number }[]): StepResult {
+export function stepResult(rate: number, sentRate: number, points: readonly { due: number; latency: number }[]): StepResult {
   const sorted = [...points].sort((a, b) => a.due - b.due);
   const latencies = sorted.map((p) => p.latency);
   const quarter = Math.max(1, Math.floor(sorted.length / 4));
@@ -52,6 +56,7 @@ export function stepResult(rate: number, points: readonly { due: number; latency
   const p99Ms = percentile(latencies, 99);
   return {
     rate,
+    sentRate,
     samples: sorted.length,
     p50Ms: percentile(latencies, 50),
     p99Ms,
@@ -80,38 +85,42 @@ export async function latencyRun(system: SystemName, rep: number, o: LatencyOpti
   await topics.create(launch.output, true);
   const running = new RunningSystem(system, launch);
   try {
-    await Promise.race([running.started, sleep(300_000).then(() => Promise.reject(new Error("no BENCH_STARTED line within 300 s")))]);
+    const feed = new PacedFeed(launch.bootstrap, launch.input, spec);
+    await running.startedWithin(300_000);
     await sleep(3_000); // the consumer joins and fetches an empty topic before load begins
-    const steps: { rate: number; from: number; to: number }[] = [];
-    let next = 0;
+    const steps: { rate: number; sentRate: number; from: number; to: number }[] = [];
     // A system cannot sustain more than it drains: rates beyond that (with a margin) are not run.
     for (const rate of o.rates.filter((r) => r <= o.maxRate)) {
       const from = Date.now();
-      next = await producePaced(launch.bootstrap, launch.input, spec, rate, from + o.stepMs, next);
-      steps.push({ rate, from, to: Date.now() });
+      const sent = await feed.run(rate, from + o.stepMs);
+      const to = Date.now();
+      steps.push({ rate, sentRate: (sent * 1000) / (to - from), from, to });
       if (running.exited) break;
     }
     // The last windows close only when later data moves the watermark: a tail at the first rate.
-    await producePaced(launch.bootstrap, launch.input, spec, o.rates[0]!, Date.now() + 12_000, next);
-    // Wait for a system with a backlog to finish it, so late results count with their latency.
+    await feed.run(o.rates[0]!, Date.now() + 12_000);
+    // Wait for a system with a backlog to finish it, so late results count with their latency:
+    // until the output has not grown for longer than the system's longest pause between results.
+    const quietMs = 3_000 + resultPauseMs(system);
     let size = -1;
-    for (let quiet = 0, waited = 0; quiet < 3 && waited < 120 && !running.exited; waited++) {
+    for (let quietSince = Date.now(), waitedFrom = Date.now(); Date.now() - quietSince < quietMs && Date.now() - waitedFrom < 180_000 && !running.exited; ) {
       await sleep(1_000);
       const now = await topics.size(launch.output);
-      quiet = now === size ? quiet + 1 : 0;
+      if (now !== size) quietSince = Date.now();
       size = now;
     }
     const exited = running.exited;
     await running.stop();
     const out = await readOutput(o.session, launch.bootstrap, launch.output, await topics.size(launch.output));
-    const results = steps.map((s) => stepResult(s.rate, pointsIn(spec, out, s.from, s.to)));
+    const results = steps.map((s) => stepResult(s.rate, s.sentRate, pointsIn(spec, out, s.from, s.to)));
     let sustainableRate = 0;
     for (const r of results) {
-      if (!r.sustained) break;
+      // A step the generator could not feed at its rate says nothing about the system.
+      if (!r.sustained || r.sentRate < GENERATOR_SHORTFALL * r.rate) break;
       sustainableRate = r.rate;
     }
     const status = exited ? `${exited}: ${running.lastErrors.split("\n").slice(-3).join(" / ")}` : "ok";
-    o.log(`  ${system} rep ${rep}: sustains ${sustainableRate}/s; ${results.map((r) => `${r.rate}/s p50 ${r.p50Ms} p99 ${r.p99Ms} ms${r.sustained ? "" : " (not sustained)"}`).join("; ")}`);
+    o.log(`  ${system} rep ${rep}: sustains ${sustainableRate}/s; ${results.map((r) => `${r.rate}/s (sent ${Math.round(r.sentRate)}/s) p50 ${r.p50Ms} p99 ${r.p99Ms} ms${r.sustained ? "" : " (not sustained)"}`).join("; ")}`);
     return { system, rep, status, steps: results, sustainableRate };
   } catch (e) {
     return { system, rep, status: (e as Error).message.split("\n")[0]!, steps: [], sustainableRate: 0 };

@@ -36,19 +36,30 @@ export interface SystemSummary {
   readonly sustainableRate: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** False when the system's p50/p99 are at a rate it did not sustain in every repetition. */
+  readonly sustainsCommonRate: boolean;
 }
 
 const LABEL: Record<SystemName, string> = { sluice: "Sluice", spark: "Spark Structured Streaming", kstreams: "Kafka Streams", naive: "kafkajs loop" };
 
-/** Medians over the runs that produced the right answer; failed runs are counted, never averaged in. */
+/**
+ * Medians over the runs that produced the right answer; failed runs are counted, never averaged in.
+ * The common rate is the highest ladder rate sustained in every repetition by every system that
+ * sustains any: a system that sustains none (Kafka Streams, whose final results wait for its 30 s
+ * commit) is still shown at that rate, flagged, rather than leaving every system without a figure.
+ */
 export function summarize(systems: readonly SystemName[], drain: readonly DrainResult[], latency: readonly LatencyResult[]): { summary: SystemSummary[]; commonRate: number | null } {
-  const sustained = (s: SystemName) => latency.filter((l) => l.system === s && l.status === "ok");
-  const rates = systems.map((s) => sustained(s)).filter((runs) => runs.length > 0).map((runs) => Math.min(...runs.map((r) => r.sustainableRate)));
-  const commonRate = rates.length > 0 && rates.length === systems.length && Math.min(...rates) > 0 ? Math.min(...rates) : null;
+  const latencyRuns = (s: SystemName) => latency.filter((l) => l.system === s && l.status === "ok");
+  const lowestSustained = systems
+    .map((s) => latencyRuns(s))
+    .filter((runs) => runs.length > 0)
+    .map((runs) => Math.min(...runs.map((r) => r.sustainableRate)))
+    .filter((rate) => rate > 0);
+  const commonRate = lowestSustained.length > 0 ? Math.min(...lowestSustained) : null;
   const summary = systems.map((system) => {
     const runs = drain.filter((d) => d.system === system);
     const ok = runs.filter((d) => d.status === "ok");
-    const lat = sustained(system);
+    const lat = latencyRuns(system);
     const atCommon = lat.map((l) => l.steps.find((s) => s.rate === commonRate)).filter((s) => s !== undefined);
     return {
       system,
@@ -59,6 +70,7 @@ export function summarize(systems: readonly SystemName[], drain: readonly DrainR
       sustainableRate: median(lat.map((l) => l.sustainableRate)),
       p50Ms: median(atCommon.map((s) => s.p50Ms)),
       p99Ms: median(atCommon.map((s) => s.p99Ms)),
+      sustainsCommonRate: atCommon.length > 0 && atCommon.every((s) => s.sustained),
     };
   });
   return { summary, commonRate };
@@ -79,10 +91,16 @@ function workloadSection(run: WorkloadRun): string {
   ];
   for (const s of run.summary) {
     lines.push(
-      `| ${LABEL[s.system]} | ${s.drainRuns} | ${fmt(s.recordsPerSecond)} | ${s.system === "sluice" ? "" : ratio(sluice?.recordsPerSecond ?? NaN, s.recordsPerSecond)} | ${fmt(s.recordsPerCpuSecond)} | ${s.system === "sluice" ? "" : ratio(sluice?.recordsPerCpuSecond ?? NaN, s.recordsPerCpuSecond)} | ${fmt(s.peakRssMiB)} | ${fmt(s.sustainableRate)} | ${fmt(s.p50Ms)} | ${fmt(s.p99Ms)} |`,
+      `| ${LABEL[s.system]} | ${s.drainRuns} | ${fmt(s.recordsPerSecond)} | ${s.system === "sluice" ? "" : ratio(sluice?.recordsPerSecond ?? NaN, s.recordsPerSecond)} | ${fmt(s.recordsPerCpuSecond)} | ${s.system === "sluice" ? "" : ratio(sluice?.recordsPerCpuSecond ?? NaN, s.recordsPerCpuSecond)} | ${fmt(s.peakRssMiB)} | ${s.sustainableRate === 0 ? "none" : fmt(s.sustainableRate)} | ${fmt(s.p50Ms)} | ${fmt(s.p99Ms)}${Number.isFinite(s.p99Ms) && !s.sustainsCommonRate ? " (not sustained)" : ""} |`,
     );
   }
-  lines.push("", run.commonRate === null ? "Latency: no rate was sustained by every system, so no common-rate figure." : `Latency p50/p99 at ${fmt(run.commonRate)} records/s, the highest rate of the ladder (${run.config.rates.map((r) => fmt(r)).join(", ")}) every system sustained; ${run.config.stepSeconds} s per step.`);
+  const latencyNote =
+    run.latency.length === 0
+      ? "Latency: not measured in this run."
+      : run.commonRate === null
+        ? "Latency: no system sustained any rate of the ladder, so there is no common-rate figure."
+        : `Latency p50/p99 at ${fmt(run.commonRate)} records/s, the highest rate of the ladder (${run.config.rates.map((r) => fmt(r)).join(", ")}) that every system sustaining any rate sustained in every repetition; ${run.config.stepSeconds} s per step. "(not sustained)": that system's p99 at this rate is over 5 s or its latency climbed.`;
+  lines.push("", latencyNote);
   const failures = [...run.drain.filter((d) => d.status !== "ok").map((d) => `drain ${d.system} rep ${d.rep}: ${d.status}`), ...run.latency.filter((l) => l.status !== "ok").map((l) => `latency ${l.system} rep ${l.rep}: ${l.status}`)];
   if (failures.length > 0) lines.push("", "Failed runs (not counted):", "", ...failures.map((f) => `- ${f}`));
   lines.push("", `![${run.workload} chart](results/${run.workload}.svg)`, "");

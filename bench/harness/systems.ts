@@ -14,6 +14,12 @@ export const ROOT = path.resolve(import.meta.dirname, "../..");
 
 interface SystemDef {
   readonly launcher: string;
+  /**
+   * The longest a healthy instance may go without writing results while it has some due: Kafka
+   * Streams forwards window results from its record cache only when it commits (every 30 s by
+   * default), the others within a micro-batch or a record.
+   */
+  readonly resultPauseMs?: number;
   /** A Maven project to build before the first run, when it is out of date. */
   readonly maven?: string;
 }
@@ -21,9 +27,11 @@ interface SystemDef {
 const DEFS: Record<SystemName, SystemDef> = {
   sluice: { launcher: path.join(ROOT, "bench/jobs/launch-sluice") },
   spark: { launcher: path.join(ROOT, "bench/peers/spark/launch"), maven: path.join(ROOT, "bench/peers/spark") },
-  kstreams: { launcher: path.join(ROOT, "bench/peers/kstreams/launch"), maven: path.join(ROOT, "bench/peers/kstreams") },
+  kstreams: { launcher: path.join(ROOT, "bench/peers/kstreams/launch"), maven: path.join(ROOT, "bench/peers/kstreams"), resultPauseMs: 30_000 },
   naive: { launcher: path.join(ROOT, "bench/peers/naive/launch") },
 };
+
+export const resultPauseMs = (name: SystemName): number => DEFS[name].resultPauseMs ?? 0;
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -94,6 +102,19 @@ export class RunningSystem {
       this.child.on("exit", () => reject(new Error(`${name} ${this.exitInfo} before starting: ${this.lastErrors.split("\n").slice(-3).join(" / ")}`)));
     });
     this.started.catch(() => {});
+  }
+
+  /** The BENCH_STARTED time; rejects when the line has not come within `ms` (the timer is cleared either way, so it never holds the runner's exit). */
+  async startedWithin(ms: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no BENCH_STARTED line within ${ms / 1000} s`)), ms);
+    });
+    try {
+      return await Promise.race([this.started, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   get pid(): number {

@@ -25,8 +25,16 @@ const Keyed = z.object({ key: z.string(), value: z.int() });
 const Ad = z.object({ ad_id: z.string(), campaign_id: z.string() });
 
 const session = new Session({ workers: 2 });
+// maxOffsetsPerTrigger bounds each micro-batch (Spark's option, unset there): a task holds its
+// offset range's decoded columns, so a 15 M-record backlog read in one batch would need ~6 GiB,
+// while 1 M-offset batches stay under 1 GiB and drain faster.
 const input = () =>
-  session.readStream.format("kafka").option("kafka.bootstrap.servers", args.bootstrap).option("subscribe", args.input).option("startingOffsets", "earliest");
+  session.readStream
+    .format("kafka")
+    .option("kafka.bootstrap.servers", args.bootstrap)
+    .option("subscribe", args.input)
+    .option("startingOffsets", "earliest")
+    .option("maxOffsetsPerTrigger", 1_000_000);
 
 const windowBounds = [unix_millis(col("window.start")).alias("window_start"), unix_millis(col("window.end")).alias("window_end")] as const;
 
