@@ -41,16 +41,16 @@ export class PacedFeed {
   /** Sends `ratePerSecond` records a second until `untilMs`; returns how many it sent. */
   async run(ratePerSecond: number, untilMs: number): Promise<number> {
     const startedMs = Date.now();
-    let sent = 0;
+    let batchesSent = 0;
     for (;;) {
       const now = Date.now();
-      if (now >= untilMs) return sent * FEED_BATCH;
-      const due = Math.floor(((now - startedMs) * ratePerSecond) / 1000 / FEED_BATCH);
+      if (now >= untilMs) return batchesSent * FEED_BATCH;
+      const due = Math.floor(((now - startedMs) * ratePerSecond) / 1000 / FEED_BATCH); // in batches
       // A Produce request carries at most one batch per partition: one request per round of partitions.
       const requests: Promise<void>[] = [];
-      while (sent < due) {
+      while (batchesSent < due) {
         const round = [];
-        for (let partition = 0; partition < PARTITIONS && sent < due; partition++, sent++) {
+        for (let partition = 0; partition < PARTITIONS && batchesSent < due; partition++, batchesSent++) {
           round.push({ partition, batch: this.ring[this.cursor++ % this.ring.length]! });
         }
         requests.push(sendBatches(this.bootstrap, this.topic, round));
