@@ -2,6 +2,7 @@ import { AnalysisError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { isStreamingPlan } from "../plan/logical.js";
+import { pruneColumns } from "../plan/prune-columns.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { Fields } from "../types/dtype.js";
 import { partialFields } from "../operators/aggregate-layout.js";
@@ -20,9 +21,11 @@ import type {
  * Logical -> physical. The plan splits at its one stateful operator (aggregation or
  * deduplication): what lies below runs per input split in workers, what lies above runs on the
  * driver over the rows the stateful operator emits. Without a stateful operator, sort and limit
- * (and what follows them) run on the driver, everything else in workers.
+ * (and what follows them) run on the driver, everything else in workers. Columns nothing reads
+ * are pruned first (plan/prune-columns).
  */
-export function planPhysical(root: LogicalPlan): PhysicalPlan {
+export function planPhysical(written: LogicalPlan): PhysicalPlan {
+  const root = pruneColumns(written);
   const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map() };
 
   const top: LogicalPlan[] = [];

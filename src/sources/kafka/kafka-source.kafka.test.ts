@@ -51,6 +51,30 @@ describe("Kafka source against the real broker", () => {
       expect(q.lastProgress!.sources[0]!.metrics).toMatchObject({ minOffsetsBehindLatest: "0", maxOffsetsBehindLatest: "0" });
     }));
 
+  it("reads a range spanning many fetch responses, and values of every size, into one batch in offset order", () =>
+    withSession(1, async (session) => {
+      // 30 produce requests make 30 record batches; 16 KiB fetches return a few of them at a time,
+      // so the task's buffers, sized from the first response, must grow for the longer values.
+      const topic = await createTopic("sluice-src", 1);
+      topics.push(topic);
+      const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      const value = (i: number) => `${i}:${"x".repeat(i < 100 ? 10 : i % 700)}`;
+      for (let b = 0; b < 30; b++) {
+        await producer.send({ topic, messages: Array.from({ length: 20 }, (_, j) => ({ partition: 0, value: value(b * 20 + j) })) });
+      }
+      await producer.disconnect();
+      const rows = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("kafka.max.partition.fetch.bytes", 16 * 1024)
+        .load()
+        .select("value", "offset")
+        .collect();
+      expect(rows).toEqual(Array.from({ length: 600 }, (_, i) => ({ value: value(i), offset: i })));
+    }));
+
   it("reads gzip-compressed batches", () =>
     withSession(0, async (session) => {
       const topic = await topicWith(1, Array.from({ length: 50 }, (_, i) => ({ partition: 0, key: null, value: `v${i}` })), CompressionTypes.GZIP);

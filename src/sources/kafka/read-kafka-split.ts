@@ -1,5 +1,4 @@
-import type { Batch } from "../../batch/batch.js";
-import { concatBatches } from "../../batch/concat.js";
+import { emptyBatch, type Batch } from "../../batch/batch.js";
 import { SluiceError } from "../../errors/errors.js";
 import type { InputSplit, TaskMetrics } from "../../workers/protocol.js";
 import { decodeKafkaValues } from "./decode-values.js";
@@ -7,7 +6,8 @@ import { fetchPartitionRaw, KAFKA_ERRORS, type RawPartitionFetch } from "./fetch
 import { scanNextOffset } from "./record-batch/scan-next-offset.js";
 import { clusterFor, isolationCode } from "./kafka-cluster.js";
 import { kafkaFields } from "./kafka-fields.js";
-import { decodeRecordBatches } from "./record-batch/decode.js";
+import type { KafkaColumnSink } from "./record-batch/columns.js";
+import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
 
 type KafkaSplit = Extract<InputSplit, { kind: "kafka" }>;
 
@@ -16,7 +16,8 @@ const MAX_STALLS = 8;
 
 /**
  * Reads one partition's offset range in the worker: fetch responses from the partition leader,
- * their record batches decoded straight into columns, until the range end. Offsets that vanished
+ * their record batches decoded straight into one set of columns for the whole range (sized from
+ * the first response), until the range end. Offsets that vanished
  * (retention, deleted topic) are data loss: an error naming topic, partition and offsets, or,
  * with failOnDataLoss=false, a warning and the rest of the range.
  */
@@ -24,7 +25,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
   const { topic, partition, endOffset } = split;
   const cluster = await clusterFor(split.connection);
   const isolation = split.connection.isolationLevel;
-  const parts: Batch[] = [];
+  let sink: KafkaColumnSink | null = null;
   let offset = split.startOffset;
   let maxBytes = split.maxPartitionFetchBytes;
   let stalls = 0;
@@ -73,7 +74,8 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (raw.errorCode !== KAFKA_ERRORS.NONE) throw new SluiceError(`Kafka fetch of ${topic}-${partition} at offset ${offset} failed with error code ${raw.errorCode}`);
 
-    const decoded = decodeRecordBatches(raw.records, {
+    sink ??= sinkForRange(raw.records, split.includeHeaders, endOffset - offset);
+    const decoded = decodeRecordBatchesInto(sink, raw.records, {
       topic,
       partition,
       startOffset: offset,
@@ -82,7 +84,6 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
       abortedTransactions: raw.abortedTransactions,
       includeHeaders: split.includeHeaders,
     });
-    if (decoded.batch.numRows > 0) parts.push(decoded.batch);
     if (decoded.nextOffset > offset) {
       offset = decoded.nextOffset;
       stalls = 0;
@@ -99,8 +100,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (++stalls >= MAX_STALLS) throw new SluiceError(`fetching ${topic}-${partition} from offset ${offset} made no progress`);
   }
-  const fields = kafkaFields(split.includeHeaders);
-  const raw = parts.length === 1 ? parts[0]! : concatBatches(parts, fields);
+  const raw = sink ? sink.toBatch(topic, partition) : emptyBatch(kafkaFields(split.includeHeaders));
   if (!split.values) return raw;
   const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition });
   metrics.numMalformedRecords += decoded.numMalformed;

@@ -26,9 +26,8 @@ export interface KafkaFetchRange {
   readonly verifyCrc?: boolean;
 }
 
-export interface DecodedRecordBatches {
-  /** Spark's Kafka columns: key, value, topic, partition, offset, timestamp, timestampType[, headers]. */
-  readonly batch: Batch;
+/** How far decoding one fetch response got, and what it skipped. */
+export interface RecordBatchesProgress {
   /**
    * Where the next fetch starts: just past the last complete batch read (control and aborted
    * batches included), never below `startOffset`, and `endOffset` once the range is done.
@@ -47,19 +46,50 @@ export interface DecodedRecordBatches {
   readonly abortedRecordsSkipped: number;
 }
 
+export interface DecodedRecordBatches extends RecordBatchesProgress {
+  /** Spark's Kafka columns: key, value, topic, partition, offset, timestamp, timestampType[, headers]. */
+  readonly batch: Batch;
+}
+
+/** Decodes one fetch response's record batches into a batch of its own (see `decodeRecordBatchesInto`). */
+export function decodeRecordBatches(bytes: Uint8Array, range: KafkaFetchRange): DecodedRecordBatches {
+  const estimate = estimateSize(bytes, viewOf(bytes));
+  const sink = new KafkaColumnSink(range.includeHeaders, estimate.records, estimate.bytes);
+  const progress = decodeRecordBatchesInto(sink, bytes, range);
+  return { batch: sink.toBatch(range.topic, range.partition), ...progress };
+}
+
+/**
+ * Column buffers for a range of about `rows` records, sized from the first fetch response's
+ * bytes per record, so that the responses of a whole task decode into one set of buffers that
+ * rarely has to grow (and never has to be concatenated).
+ */
+export function sinkForRange(firstResponse: Uint8Array, includeHeaders: boolean, rows: number): KafkaColumnSink {
+  const estimate = estimateSize(firstResponse, viewOf(firstResponse));
+  const perRecord = estimate.records > 0 ? estimate.bytes / estimate.records : 0;
+  const capacity = Math.max(estimate.records, Math.min(rows, MAX_PRESIZED_ROWS));
+  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity));
+}
+
+/**
+ * A ceiling on the rows a range's buffers are sized for up front: a range's end offset may lie
+ * far past what the log holds (compacted or aborted records), and a wrong guess costs memory
+ * held for the whole task, while growing past it costs one geometric copy.
+ */
+const MAX_PRESIZED_ROWS = 1 << 20;
+
 /**
  * Decodes a partition's fetched record batches (message format v2) straight into Sluice columns,
- * with Kafka consumer semantics: control batches are never records, `read_committed` drops aborted
- * transactions, records outside [startOffset, endOffset) are dropped, offsets may have gaps, and a
- * batch cut off at the end of the bytes stops decoding cleanly.
+ * appended to `sink`, with Kafka consumer semantics: control batches are never records,
+ * `read_committed` drops aborted transactions, records outside [startOffset, endOffset) are
+ * dropped, offsets may have gaps, and a batch cut off at the end of the bytes stops decoding
+ * cleanly.
  */
-export function decodeRecordBatches(bytes: Uint8Array, range: KafkaFetchRange): DecodedRecordBatches {
+export function decodeRecordBatchesInto(sink: KafkaColumnSink, bytes: Uint8Array, range: KafkaFetchRange): RecordBatchesProgress {
   const { startOffset, endOffset } = range;
   const view = viewOf(bytes);
   const verifyCrc = range.verifyCrc ?? true;
   const transactions = range.isolation === "read_committed" ? new AbortedTransactionFilter(range.abortedTransactions ?? []) : null;
-  const estimate = estimateSize(bytes, view);
-  const sink = new KafkaColumnSink(range.includeHeaders, estimate.records, estimate.bytes);
   let nextOffset = startOffset;
   let reachedEndOffset = false;
   let lastBatchTruncated = false;
@@ -139,7 +169,6 @@ export function decodeRecordBatches(bytes: Uint8Array, range: KafkaFetchRange): 
     nextOffset = endOffset;
   }
   return {
-    batch: sink.toBatch(range.topic, range.partition),
     nextOffset,
     reachedEndOffset,
     lastBatchTruncated,

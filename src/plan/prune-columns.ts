@@ -1,0 +1,151 @@
+import { referencedColumns, type Expr } from "../expr/ast.js";
+import { outputName } from "../expr/resolve.js";
+import { kafkaDecodedFields } from "../sources/kafka/kafka-fields.js";
+import type { Fields } from "../types/dtype.js";
+import type { LogicalPlan, SourceDesc } from "./logical.js";
+import { schemaOf } from "./schema-of.js";
+
+/**
+ * Column pruning, as Spark's optimizer does it (ColumnPruning, and the schema pruning of JSON
+ * parsing): columns no operator above reads are dropped right where the source produces them, so
+ * filters and joins never copy them row by row, and a JSON record schema is narrowed to the
+ * fields the query reads, so the decoder skips the others instead of building their columns.
+ *
+ * The rewritten plan has the same output columns as `root`, in the same order. It is an
+ * execution detail: `explain()` and checkpoints keep the plan the user wrote.
+ */
+export function pruneColumns(root: LogicalPlan): LogicalPlan {
+  return new Pruner().prune(root, ALL);
+}
+
+/** The columns an operator's output must keep; ALL when every one is needed (by name or position). */
+type Needed = ReadonlySet<string> | typeof ALL;
+const ALL = "all" as const;
+
+/**
+ * Rewrites are memoized per node and needed columns, so a node the plan reaches twice (one
+ * DataFrame used on both sides of a union) stays one node, as the planner counts watermarks by node.
+ */
+class Pruner {
+  private readonly done = new Map<LogicalPlan, Map<string, LogicalPlan>>();
+
+  prune(p: LogicalPlan, needed: Needed): LogicalPlan {
+    const key = needed === ALL ? ALL : [...needed].sort().join("\u0000");
+    let byNeeded = this.done.get(p);
+    if (!byNeeded) this.done.set(p, (byNeeded = new Map()));
+    let out = byNeeded.get(key);
+    if (!out) byNeeded.set(key, (out = this.rewrite(p, needed)));
+    return out;
+  }
+
+  private rewrite(p: LogicalPlan, needed: Needed): LogicalPlan {
+    const prune = (input: LogicalPlan, n: Needed) => this.prune(input, n);
+    switch (p.kind) {
+      case "source":
+        return pruneSource(p, needed);
+      case "project": {
+        // Unread outputs are dropped, except a from_json (it yields several columns) and the
+        // first one when none is read (a batch keeps a column to count its rows by).
+        let exprs = needed === ALL ? p.exprs : p.exprs.filter((e) => e.kind === "fromJson" || needed.has(outputName(e)));
+        if (exprs.length === 0) exprs = p.exprs.slice(0, 1);
+        const input = prune(p.input, columnsOf(exprs));
+        return input === p.input && exprs.length === p.exprs.length ? p : { ...p, input, exprs };
+      }
+      case "filter":
+        return withInput(p, prune(p.input, plus(needed, columnsOf([p.condition]))));
+      case "watermark":
+        return withInput(p, prune(p.input, plus(needed, columnRefs(p.column))));
+      case "aggregate":
+        return withInput(p, prune(p.input, columnsOf([...p.keys, ...p.aggs])));
+      case "deduplicate":
+        // Without columns, a duplicate is a row equal in every column.
+        return withInput(p, prune(p.input, p.columns.length === 0 ? ALL : plus(needed, new Set(p.columns.flatMap(columnRefs)))));
+      case "sort":
+        return withInput(p, prune(p.input, plus(needed, columnsOf(p.orders.map((o) => o.expr)))));
+      case "limit":
+        return withInput(p, prune(p.input, needed));
+      case "union": {
+        // Union matches columns by position: every input keeps all of them.
+        const inputs = p.inputs.map((input) => prune(input, ALL));
+        return inputs.every((input, i) => input === p.inputs[i]) ? p : { ...p, inputs };
+      }
+      case "join": {
+        // Output names are unique across the two sides except the join keys, which both sides need.
+        const side = (input: LogicalPlan): Needed => {
+          if (needed === ALL) return ALL;
+          const names = new Set(p.on);
+          for (const f of schemaOf(input)) if (needed.has(f.name)) names.add(f.name);
+          return names;
+        };
+        const left = prune(p.left, side(p.left));
+        const right = prune(p.right, side(p.right));
+        return left === p.left && right === p.right ? p : { ...p, left, right };
+      }
+    }
+  }
+}
+
+function withInput<P extends LogicalPlan & { input: LogicalPlan }>(p: P, input: LogicalPlan): P {
+  return input === p.input ? p : { ...p, input };
+}
+
+function plus(needed: Needed, more: Iterable<string>): Needed {
+  return needed === ALL ? ALL : new Set([...needed, ...more]);
+}
+
+function columnsOf(exprs: readonly Expr[]): Set<string> {
+  const refs = new Set<string>();
+  for (const e of exprs) referencedColumns(e, refs);
+  return new Set([...refs].flatMap(columnRefs));
+}
+
+/** A column name and, for a window's member (`window.start`), the window column it reads. */
+function columnRefs(name: string): string[] {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? [name, name.slice(0, dot)] : [name];
+}
+
+/**
+ * A source narrowed to `needed`: a JSON record schema (Kafka's `.schema()`, a JSON file source)
+ * loses the fields nobody reads, then a projection keeps only the needed columns.
+ */
+function pruneSource(p: LogicalPlan & { kind: "source" }, needed: Needed): LogicalPlan {
+  if (needed === ALL) return p;
+  const source = narrowRecordSchema(p.source, needed);
+  const narrowed = source === p.source ? p : { ...p, source, fields: "fields" in source ? source.fields : p.fields };
+  const { fields } = narrowed;
+  let kept = fields.filter((f) => needed.has(f.name));
+  if (kept.length === 0) kept = fields.slice(0, 1);
+  if (kept.length === fields.length) return narrowed;
+  return { kind: "project", input: narrowed, exprs: kept.map((f): Expr => ({ kind: "col", name: f.name })) };
+}
+
+/**
+ * Narrowing a record schema changes which records count as malformed (a wrong type in a field
+ * nobody reads no longer makes the record malformed), so, like Spark, only PERMISSIVE reads are
+ * narrowed, and only when no column collects corrupt records and no dead-letter topic receives
+ * them. A field that is needed is always decoded; JSON syntax is checked whole either way.
+ */
+function narrowRecordSchema(source: SourceDesc, needed: ReadonlySet<string>): SourceDesc {
+  switch (source.format) {
+    case "kafka": {
+      const o = source.options;
+      if (!source.valueFields || o.mode !== "PERMISSIVE" || o.deadLetterTopic !== undefined) return source;
+      const valueFields = keepNeeded(source.valueFields, needed, o.columnNameOfCorruptRecord);
+      return valueFields === source.valueFields ? source : { ...source, valueFields, fields: kafkaDecodedFields(valueFields, o.includeHeaders) };
+    }
+    case "json": {
+      if (source.options.mode !== "PERMISSIVE") return source;
+      const fields = keepNeeded(source.fields, needed, source.options.columnNameOfCorruptRecord);
+      return fields === source.fields ? source : { ...source, fields };
+    }
+    default:
+      return source;
+  }
+}
+
+function keepNeeded(fields: Fields, needed: ReadonlySet<string>, corruptColumn: string): Fields {
+  if (fields.some((f) => f.name === corruptColumn)) return fields;
+  const kept = fields.filter((f) => needed.has(f.name));
+  return kept.length === fields.length || kept.length === 0 ? fields : kept;
+}
