@@ -77,13 +77,22 @@ function pomProperty(pom: string, name: string): string {
   return m?.[1] ?? "?";
 }
 
+/** Sluice's version and the commit of the sources the runs load, so that runs of different code are told apart. */
+function sluiceVersion(): string {
+  const version = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+  const commit = sh("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]);
+  if (!/^[0-9a-f]{7,}$/.test(commit)) return version;
+  const changed = sh("git", ["-C", ROOT, "status", "--porcelain", "--", "src", "bench/jobs"]) !== "";
+  return `${version} (commit ${commit}${changed ? ", with uncommitted changes" : ""})`;
+}
+
 function environment(): Environment {
   const pkg = (name: string) => (JSON.parse(readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
   const cpu = os.cpus();
   return {
     machine: `${cpu.length} × ${cpu[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
     versions: {
-      Sluice: (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version,
+      Sluice: sluiceVersion(),
       Node: process.version,
       Java: sh("java", ["-version"]).split("\n")[0] ?? "?",
       "Kafka broker": readFileSync(path.join(ROOT, "scripts/kafka/pom.xml"), "utf8").match(/<kafka\.version>([^<]+)</)?.[1] ?? "?",

@@ -46,17 +46,29 @@ export class PacedFeed {
       const now = Date.now();
       if (now >= untilMs) return batchesSent * FEED_BATCH;
       const due = Math.floor(((now - startedMs) * ratePerSecond) / 1000 / FEED_BATCH); // in batches
-      // A Produce request carries at most one batch per partition: one request per round of partitions.
       const requests: Promise<void>[] = [];
-      while (batchesSent < due) {
-        const round = [];
-        for (let partition = 0; partition < PARTITIONS && batchesSent < due; partition++, batchesSent++) {
-          round.push({ partition, batch: this.ring[this.cursor++ % this.ring.length]! });
-        }
-        requests.push(sendBatches(this.bootstrap, this.topic, round));
+      for (const round of feedRounds(batchesSent, due, PARTITIONS)) {
+        requests.push(sendBatches(this.bootstrap, this.topic, round.map((partition) => ({ partition, batch: this.ring[this.cursor++ % this.ring.length]! }))));
       }
+      batchesSent = Math.max(batchesSent, due);
       await Promise.all(requests);
       await new Promise((r) => setTimeout(r, Math.max(0, 50 - (Date.now() - now))));
     }
   }
+}
+
+/**
+ * The partitions of batches `sent` to `due - 1` (batch n goes to partition n mod `partitions`),
+ * grouped into Produce requests, each holding at most one batch per partition. Counting from the
+ * run's first batch, not from each tick's, spreads a slow rate evenly: at two batches a tick,
+ * restarting at partition 0 every tick would leave half the partitions without data, and a
+ * watermark taken over partitions would never advance.
+ */
+export function feedRounds(sent: number, due: number, partitions: number): number[][] {
+  const rounds: number[][] = [];
+  for (let n = sent; n < due; n++) {
+    if ((n - sent) % partitions === 0) rounds.push([]);
+    rounds[rounds.length - 1]!.push(n % partitions);
+  }
+  return rounds;
 }

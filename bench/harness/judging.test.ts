@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { checkAnswer, type DrainResult } from "./drain.js";
+import { feedRounds } from "./generate.js";
 import { stepResult, type LatencyResult, type StepResult } from "./latency.js";
 import { summarize } from "./report.js";
 import type { SystemName } from "./systems.js";
@@ -146,5 +147,21 @@ describe("workload data", () => {
     // W1 counts the same views, minus those in windows still open (event time past 30 s).
     expect(views).toBeGreaterThan(w1Views);
     expect(views).toBeLessThan(10_000);
+  });
+});
+
+describe("feedRounds", () => {
+  it("carries on round-robin from the last batch sent, so a slow feed reaches every partition", () => {
+    // Two batches a tick over four partitions: ticks alternate between partitions 0-1 and 2-3.
+    expect([feedRounds(0, 2, 4), feedRounds(2, 4, 4), feedRounds(4, 6, 4)]).toEqual([[[0, 1]], [[2, 3]], [[0, 1]]]);
+  });
+
+  it("puts at most one batch per partition in a Produce request", () => {
+    expect(feedRounds(3, 12, 4)).toEqual([
+      [3, 0, 1, 2],
+      [3, 0, 1, 2],
+      [3],
+    ]);
+    expect(feedRounds(5, 5, 4)).toEqual([]);
   });
 });

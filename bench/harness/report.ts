@@ -84,7 +84,7 @@ function workloadSection(run: WorkloadRun): string {
   const lines = [
     `## ${run.workload}: ${run.title}`,
     "",
-    `${fmt(run.config.records)} events, ${run.config.reps} interleaved repetitions (${run.config.order}); finished ${run.finishedAt}.`,
+    `${fmt(run.config.records)} events, ${run.config.reps} interleaved repetitions (${run.config.order}); finished ${run.finishedAt}; Sluice ${run.environment.versions["Sluice"] ?? "?"}.`,
     "",
     "| system | drain runs ok | records/s (median) | Sluice ÷ system | records per CPU-second | Sluice ÷ system | peak RSS MiB | sustainable rate /s | p50 ms | p99 ms |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",

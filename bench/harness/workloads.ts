@@ -91,7 +91,7 @@ export interface WorkloadSpec {
   readonly title: string;
   /** The input data's name: workloads reading the same data (W1 and W4) share one drain topic. */
   readonly data: string;
-  /** Events in the drain topic by default: enough for the fastest system to run over 30 s. */
+  /** Events in the drain topic by default: enough for the fastest system to run over 30 s, with a margin. */
   readonly drainRecords: number;
   /** Record i's JSON value, given its event time. */
   value(i: number, ts: number): string;
@@ -142,7 +142,7 @@ function add(map: Map<string, number>, key: string, by = 1): void {
 const W1: WorkloadSpec = {
   name: "W1",
   data: "ad-events",
-  drainRecords: 20_000_000,
+  drainRecords: 25_000_000,
   title: "Yahoo streaming benchmark: filter views, join ad -> campaign, 10 s tumbling count per campaign",
   value: (i, ts) => adEventJson(i, ts),
   reference(count) {
@@ -158,7 +158,7 @@ const W1: WorkloadSpec = {
 const W2: WorkloadSpec = {
   name: "W2",
   data: "bids",
-  drainRecords: 20_000_000,
+  drainRecords: 25_000_000,
   title: "Nexmark q5 shape: bids, 10 s windows sliding every 2 s, count per auction",
   value: (i, ts) => bidJson(i, ts),
   reference(count) {
@@ -190,7 +190,7 @@ const W3: WorkloadSpec = {
 const W4: WorkloadSpec = {
   name: "W4",
   data: "ad-events",
-  drainRecords: 15_000_000,
+  drainRecords: 20_000_000,
   title: "stateless: parse, filter views, project, Kafka -> Kafka",
   value: (i, ts) => adEventJson(i, ts),
   reference(count) {
