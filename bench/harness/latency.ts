@@ -23,8 +23,7 @@ const STEP_WARMUP_MS = 2_000;
 const GENERATOR_SHORTFALL = 0.95;
 /**
  * Unmeasured feeding before the first step: a consumer group's join and first fetches, a JIT's
- * warm-up and a first window's start belong to no rate (a kafkajs loop measured 7 s at its
- * first step without it, and 70 ms at the next).
+ * warm-up and a first window's start belong to no rate.
  */
 const WARMUP_MS = 10_000;
 
