@@ -5,6 +5,7 @@
  */
 import { clusterFor, trackTopics, type KafkaConnectionOptions } from "../sources/kafka/kafka-cluster.js";
 import { produceRaw, type ProducePartition } from "../sources/kafka/produce-raw.js";
+import { grow } from "../sources/kafka/record-batch/columns.js";
 import { encodeRecordBatchColumns } from "../sources/kafka/record-batch/encode.js";
 
 export function connection(bootstrapServers: string): KafkaConnectionOptions {
@@ -36,11 +37,7 @@ class ValueWriter {
       this.bytes = grown;
     }
     this.at += this.bytes.write(value, this.at, "utf8");
-    if (this.offsets.length <= this.rows + 1) {
-      const grown = new Int32Array(this.offsets.length * 2 + 1);
-      grown.set(this.offsets);
-      this.offsets = grown;
-    }
+    this.offsets = grow(this.offsets, this.rows + 2);
     this.offsets[++this.rows] = this.at;
   }
 
@@ -70,11 +67,7 @@ export function jsonRecordBatch(from: number, end: number, stride: number, value
   writer.reset();
   for (let i = from; i < end; i += stride) {
     if (timestamp) {
-      if (writer.count === times.length) {
-        const grown = new Float64Array(times.length * 2);
-        grown.set(times);
-        times = grown;
-      }
+      times = grow(times, writer.count + 1);
       times[writer.count] = timestamp(i);
     }
     writer.add(value(i));

@@ -14,7 +14,8 @@ function newUtf8(rows: number, bytes: number): Utf8Buffers {
   return { offsets: new Int32Array(rows + 1), bytes: new Uint8Array(bytes), validity: new Uint8Array((rows + 7) >> 3), nulls: 0 };
 }
 
-function grow<T extends Int32Array | Uint8Array>(array: T, needed: number): T {
+/** `array` when it holds `needed` elements, else a copy with room for max(needed, twice as many). */
+export function grow<T extends Int32Array | Uint8Array | Float64Array>(array: T, needed: number): T {
   if (needed <= array.length) return array;
   const next = new (array.constructor as new (n: number) => T)(Math.max(needed, array.length * 2));
   next.set(array);
