@@ -172,6 +172,11 @@ async function main(): Promise<void> {
         }
       }
       const { summary, commonRate } = summarize(o.systems, drain, latency);
+      const previousBuild = (phase: "drain" | "latency") => previous?.sluiceByPhase?.[phase] ?? previous?.environment.versions["Sluice"];
+      const sluiceByPhase = {
+        drain: runsDrain ? env.versions["Sluice"] : previousBuild("drain"),
+        latency: runsLatency ? env.versions["Sluice"] : previousBuild("latency"),
+      };
       const run: WorkloadRun = {
         workload: workload as WorkloadName,
         title: spec.title,
@@ -184,6 +189,7 @@ async function main(): Promise<void> {
           stepSeconds: runsLatency || !previous ? o["step-seconds"] : previous.config.stepSeconds,
           order: o.systems.join(", "),
         },
+        sluiceByPhase,
         drain,
         latency,
         summary,

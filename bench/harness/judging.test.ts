@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { checkAnswer, type DrainResult } from "./drain.js";
 import { feedRounds } from "./generate.js";
 import { stepResult, type LatencyResult, type StepResult } from "./latency.js";
-import { summarize } from "./report.js";
+import { sluiceBuilds, summarize, type WorkloadRun } from "./report.js";
 import type { SystemName } from "./systems.js";
 import { BASE_MS, CLOSED_BY_MS, eventTime, SPECS } from "./workloads.js";
 
@@ -109,6 +109,32 @@ describe("summarize", () => {
     const { commonRate, summary } = summarize(["kstreams"], [], [ladder("kstreams", 1, [29_000])]);
     expect(commonRate).toBeNull();
     expect(summary[0]!.p99Ms).toBeNaN();
+  });
+});
+
+describe("sluiceBuilds", () => {
+  const run = (sluiceByPhase?: WorkloadRun["sluiceByPhase"]): WorkloadRun => ({
+    workload: "W2",
+    title: "",
+    finishedAt: "",
+    environment: { machine: "", versions: { Sluice: "0.1.0 (commit bbbbbbb)" } },
+    config: { records: 1, reps: 1, rates: [], stepSeconds: 10, order: "" },
+    sluiceByPhase,
+    drain: [],
+    latency: [],
+    summary: [],
+    commonRate: null,
+  });
+
+  it("names one build when both phases ran on it", () => {
+    expect(sluiceBuilds(run())).toBe("Sluice 0.1.0 (commit bbbbbbb)");
+    expect(sluiceBuilds(run({ drain: "0.1.0 (commit bbbbbbb)", latency: "0.1.0 (commit bbbbbbb)" }))).toBe("Sluice 0.1.0 (commit bbbbbbb)");
+  });
+
+  it("names each phase's build when a phase kept its figures from an earlier build", () => {
+    expect(sluiceBuilds(run({ drain: "0.1.0 (commit aaaaaaa)", latency: "0.1.0 (commit bbbbbbb)" }))).toBe(
+      "Sluice 0.1.0 (commit aaaaaaa) for the drain, 0.1.0 (commit bbbbbbb) for latency",
+    );
   });
 });
 

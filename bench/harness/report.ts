@@ -21,6 +21,11 @@ export interface WorkloadRun {
   readonly finishedAt: string;
   readonly environment: Environment;
   readonly config: { readonly records: number; readonly reps: number; readonly rates: readonly number[]; readonly stepSeconds: number; readonly order: string };
+  /**
+   * The Sluice build each phase ran on, when the phases ran in separate invocations (a phase not
+   * rerun keeps its figures, and so its build, from the workload's previous run).
+   */
+  readonly sluiceByPhase?: { readonly drain?: string; readonly latency?: string };
   readonly drain: readonly DrainResult[];
   readonly latency: readonly LatencyResult[];
   readonly summary: readonly SystemSummary[];
@@ -79,12 +84,20 @@ export function summarize(systems: readonly SystemName[], drain: readonly DrainR
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "—");
 const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}x` : "—");
 
+/** "Sluice <version>", or the build of each phase when they differ. */
+export function sluiceBuilds(run: WorkloadRun): string {
+  const current = run.environment.versions["Sluice"] ?? "?";
+  const drain = run.sluiceByPhase?.drain ?? current;
+  const latency = run.sluiceByPhase?.latency ?? current;
+  return drain === latency ? `Sluice ${drain}` : `Sluice ${drain} for the drain, ${latency} for latency`;
+}
+
 function workloadSection(run: WorkloadRun): string {
   const sluice = run.summary.find((s) => s.system === "sluice");
   const lines = [
     `## ${run.workload}: ${run.title}`,
     "",
-    `${fmt(run.config.records)} events, ${run.config.reps} interleaved repetitions (${run.config.order}); finished ${run.finishedAt}; Sluice ${run.environment.versions["Sluice"] ?? "?"}.`,
+    `${fmt(run.config.records)} events, ${run.config.reps} interleaved repetitions (${run.config.order}); finished ${run.finishedAt}; ${sluiceBuilds(run)}.`,
     "",
     "| system | drain runs ok | records/s (median) | Sluice ÷ system | records per CPU-second | Sluice ÷ system | peak RSS MiB | sustainable rate /s | p50 ms | p99 ms |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
