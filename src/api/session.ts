@@ -26,6 +26,7 @@ import type { WriterConfig } from "../runtime/writer-config.js";
 import { ConsoleSink } from "../sinks/console-sink.js";
 import { KafkaSink } from "../sinks/kafka-sink.js";
 import { closeClusters } from "../sources/kafka/kafka-cluster.js";
+import { ForeachBatchSink } from "../sinks/foreach-batch-sink.js";
 import { MemorySink } from "../sinks/memory-sink.js";
 import type { Sink } from "../sinks/sink.js";
 import { createStreamSource } from "../sources/create-stream-source.js";
@@ -224,16 +225,8 @@ export class Session implements SessionInternals {
       case "kafka":
         KafkaSink.checkSchema(physical.outputFields, config.sink.topic);
         return new KafkaSink(config.sink);
-      case "foreachBatch": {
-        const fn = config.sink.fn;
-        return {
-          description: "ForeachBatchSink",
-          guarantee: "at-least-once",
-          addBatch: async (batchId, data) => {
-            await fn(data, batchId);
-          },
-        };
-      }
+      case "foreachBatch":
+        return new ForeachBatchSink(config.sink.fn);
     }
   }
 }

@@ -80,6 +80,7 @@ export class MicroBatchExecution {
   /** Runs until stopped, finished (once / availableNow), or failed (rejects); then releases sources and sink. */
   async run(): Promise<void> {
     try {
+      await this.deps.sink.open?.({ queryId: this.deps.id, checkpointLocation: this.deps.checkpoint.root, outputMode: this.deps.outputMode });
       await this.loop();
     } finally {
       await Promise.all([...this.deps.sources.map((s) => s.stop()), this.deps.sink.close?.()].map((p) => Promise.resolve(p).catch(() => undefined)));

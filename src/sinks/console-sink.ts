@@ -6,11 +6,16 @@ import { formatTable } from "./format-table.js";
 export class ConsoleSink implements Sink {
   readonly description = "ConsoleSink";
   readonly guarantee = "at-least-once" as const;
+  readonly requiresCheckpoint = false;
 
   constructor(
     private readonly options: { numRows: number; truncate: boolean },
     private readonly write: (text: string) => void = (t) => process.stdout.write(t),
   ) {}
+
+  describe(): string {
+    return "ConsoleSink (at-least-once: a batch re-run after a restart is printed again)";
+  }
 
   async addBatch(batchId: number, data: Batch): Promise<void> {
     const rule = "-------------------------------------------";

@@ -47,6 +47,7 @@ const DEFAULT_TUNING: KafkaSinkTuning = {
  */
 export class KafkaSink implements Sink {
   readonly guarantee = "at-least-once" as const;
+  readonly requiresCheckpoint = true;
   readonly description: string;
   private cluster: KafkaCluster | null = null;
   private producer: IdempotentBatchProducer | null = null;
@@ -59,6 +60,10 @@ export class KafkaSink implements Sink {
   ) {
     this.description = `KafkaSink[${options.topic ?? "topic column"}]`;
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
+  }
+
+  describe(): string {
+    return `${this.description} (at-least-once: idempotent producer within a batch; a batch re-run after a crash is written again)`;
   }
 
   /** Spark's checks on the query's output columns, at start(). */

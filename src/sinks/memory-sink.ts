@@ -10,6 +10,7 @@ import type { Sink } from "./sink.js";
  */
 export class MemorySink implements Sink {
   readonly guarantee = "idempotent" as const;
+  readonly requiresCheckpoint = false;
   private readonly batches = new Map<number, Batch>();
   private replaceOnWrite = false;
 
@@ -20,6 +21,10 @@ export class MemorySink implements Sink {
 
   get description(): string {
     return `MemorySink[${this.name}]`;
+  }
+
+  describe(): string {
+    return `${this.description} (idempotent: a re-run batch replaces the rows its batch id wrote before)`;
   }
 
   async addBatch(batchId: number, data: Batch, mode: OutputMode): Promise<void> {
