@@ -11,7 +11,8 @@
 import * as arrow from "apache-arrow";
 import { type Batch, float64Column, int32Column, makeBatch, utf8Column, utf8FromStrings } from "../../src/batch/batch.js";
 import type { Expr } from "../../src/expr/ast.js";
-import { filterBatch, projectBatch } from "../../src/expr/compile.js";
+import { filterBatch } from "../../src/operators/filter-exec.js";
+import { projectBatch } from "../../src/operators/project-exec.js";
 import type { Fields } from "../../src/types/dtype.js";
 
 const ROWS = 1_000_000;

@@ -1,11 +1,12 @@
 import type * as arrow from "apache-arrow";
 import type { z } from "zod";
-import { checkKafkaSourceOptions, kafkaSourceSchema, refuseKafkaClientOptions } from "../config/kafka-options.js";
 import { jsonOptionsSchema, rateOptionsSchema } from "../config/options.js";
-import { kafkaDecodedFields, kafkaFields, type KafkaMetadataSchema, type KafkaSchema } from "../sources/kafka/kafka-fields.js";
 import { validateOptions } from "../config/validate.js";
 import { OptionError } from "../errors/errors.js";
-import type { JsonReadOptions, SourceDesc } from "../plan/logical.js";
+import type { JsonReadOptions } from "../sources/json/json-desc.js";
+import { kafkaSourceDesc } from "../sources/kafka/kafka-desc.js";
+import type { KafkaMetadataSchema, KafkaSchema } from "../sources/kafka/kafka-fields.js";
+import type { SourceDesc } from "../sources/source-desc.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
 import { RATE_FIELDS } from "../sources/rate/generate-rate-rows.js";
 import type { ColType, Fields, SchemaShape } from "../types/dtype.js";
@@ -55,7 +56,7 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
       throw new OptionError('json(): declare the record schema first with .schema(z.object({ ... })); Sluice does not infer schemas');
     }
     const o = validateOptions(jsonOptionsSchema, this.opts, `${this.streaming ? "readStream" : "read"}.json("${path}")`);
-    const options: JsonReadOptions & { maxPartitionBytes: number } = {
+    const options: JsonReadOptions = {
       mode: o.mode,
       columnNameOfCorruptRecord: o.columnNameOfCorruptRecord,
       maxFilesPerTrigger: o.maxFilesPerTrigger ?? null,
@@ -71,21 +72,11 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
 
   /** Kafka topics: options as Spark's Kafka source (`kafka.bootstrap.servers`, `subscribe`, ...). */
   protected kafka(): DataFrame<any> {
-    const where = this.streaming ? "readStream.format(\"kafka\")" : "read.format(\"kafka\")";
-    refuseKafkaClientOptions(this.opts);
-    const o = validateOptions(kafkaSourceSchema, this.opts, where);
-    checkKafkaSourceOptions(this.opts, o, this.streaming);
-    const valueFields = this.fields;
-    if (!valueFields && (this.opts["mode"] !== undefined || o.deadLetterTopic !== undefined)) {
-      throw new OptionError(`${where}: mode and deadLetterTopic apply to decoded values; declare the record schema with .schema(z.object({ ... }))`);
-    }
-    const fields = valueFields ? kafkaDecodedFields(valueFields, o.includeHeaders) : kafkaFields(o.includeHeaders);
-    return this.frame({ format: "kafka", options: o, valueFields, fields });
+    return this.frame(kafkaSourceDesc(this.opts, this.fields, this.streaming));
   }
 
   protected frame(source: SourceDesc): DataFrame<any> {
-    const fields = source.format === "rate" ? RATE_FIELDS : source.fields;
-    return new DataFrame(this.session, { kind: "source", streaming: this.streaming, source, fields });
+    return new DataFrame(this.session, { kind: "source", streaming: this.streaming, source, fields: source.fields });
   }
 }
 
@@ -113,7 +104,7 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
     if (this.sourceFormat === "kafka") return this.kafka();
     if (this.sourceFormat === "rate") {
       const o = validateOptions(rateOptionsSchema, this.opts, "rate source");
-      return this.frame({ format: "rate", rowsPerSecond: o.rowsPerSecond, numPartitions: o.numPartitions, rampUpTimeMs: o.rampUpTime });
+      return this.frame({ format: "rate", fields: RATE_FIELDS, rowsPerSecond: o.rowsPerSecond, numPartitions: o.numPartitions, rampUpTimeMs: o.rampUpTime });
     }
     if (path === undefined) throw new OptionError("load(): the json source needs a path to a folder of JSON-lines files");
     return this.json(path) as any;

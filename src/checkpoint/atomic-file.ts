@@ -1,3 +1,4 @@
+import * as fsSync from "node:fs";
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { CheckpointError } from "../errors/errors.js";
@@ -59,4 +60,48 @@ export async function readTextIfExists(file: string): Promise<string | null> {
 export function fail(what: string, file: string, e: unknown): never {
   const err = e as NodeJS.ErrnoException;
   throw new CheckpointError(`cannot ${what} checkpoint file ${file}: ${err.code ? `${err.code} ` : ""}${err.message}`, { cause: e });
+}
+
+/**
+ * `writeIfAbsent` for the few small files written while a query starts (metadata, the lock),
+ * synchronously, so that `start()` can refuse a checkpoint before it returns.
+ */
+export function writeIfAbsentSync(file: string, content: string): boolean {
+  const dir = path.dirname(file);
+  try {
+    fsSync.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    fail("create directory", dir, e);
+  }
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    const fd = fsSync.openSync(tmp, "w");
+    try {
+      fsSync.writeSync(fd, content);
+      fsSync.fsyncSync(fd);
+    } finally {
+      fsSync.closeSync(fd);
+    }
+    try {
+      fsSync.linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw e;
+    }
+    return true;
+  } catch (e) {
+    if (e instanceof CheckpointError) throw e;
+    return fail("write", file, e);
+  } finally {
+    fsSync.rmSync(tmp, { force: true });
+  }
+}
+
+export function readTextIfExistsSync(file: string): string | null {
+  try {
+    return fsSync.readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    return fail("read", file, e);
+  }
 }

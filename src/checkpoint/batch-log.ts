@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
+import type { z } from "zod";
 import { CheckpointError } from "../errors/errors.js";
 import { fail, readTextIfExists, writeIfAbsent } from "./atomic-file.js";
 
@@ -12,7 +13,11 @@ export const LOG_VERSION = 1;
  * errors name the file.
  */
 export class BatchLog<T> {
-  constructor(readonly dir: string) {}
+  /** `shape` checks each entry read back; an entry of another shape is reported by file name. */
+  constructor(
+    readonly dir: string,
+    private readonly shape?: z.ZodType<T>,
+  ) {}
 
   fileOf(batchId: number): string {
     return path.join(this.dir, String(batchId));
@@ -26,7 +31,16 @@ export class BatchLog<T> {
   async get(batchId: number): Promise<T | null> {
     const file = this.fileOf(batchId);
     const text = await readTextIfExists(file);
-    return text === null ? null : parseEntry<T>(text, file);
+    if (text === null) return null;
+    const entry = parseEntry<unknown>(text, file);
+    if (!this.shape) return entry as T;
+    const checked = this.shape.safeParse(entry);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      const where = issue.path.length ? ` at ${issue.path.join(".")}` : "";
+      throw new CheckpointError(`checkpoint file ${file} is corrupt: not the entry Sluice writes here (${issue.message}${where})`);
+    }
+    return checked.data;
   }
 
   /** Batch ids present, ascending; a gap in the sequence is an error. */

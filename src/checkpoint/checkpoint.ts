@@ -1,4 +1,5 @@
 import * as path from "node:path";
+import { z } from "zod";
 import { CheckpointError } from "../errors/errors.js";
 import type { Offset } from "../sources/source.js";
 import { readTextIfExists, writeIfAbsent } from "./atomic-file.js";
@@ -10,23 +11,30 @@ export interface CheckpointMetadata {
   readonly version: number;
   /** Source descriptions in plan order; a query with other sources may not reuse the folder. */
   readonly sources: readonly string[];
-  /** Name of the stateful operator, if any, so state is not read by a different operator. */
-  readonly stateful: string | null;
+  /** Names of the stateful operators by operator id, so state is never read by a different operator. */
+  readonly stateful: readonly string[];
 }
 
-/** `offsets/<batchId>`: written before a batch runs. */
+const epochMs = z.number().finite();
+
+/** `offsets/<batchId>`: written before a batch runs. Each source checks its own offsets' shape. */
+const offsetsEntrySchema = z.object({
+  sources: z.array(z.unknown()),
+  batchWatermarkMs: epochMs.nullable(),
+  batchTimestampMs: epochMs,
+  /** Per watermark input, the watermark each input had reached, for the global min. */
+  inputWatermarksMs: z.array(epochMs.nullable()),
+});
 export interface OffsetsEntry {
   readonly sources: readonly Offset[];
   readonly batchWatermarkMs: number | null;
   readonly batchTimestampMs: number;
-  /** Per watermark input, the watermark each input had reached, for the global min. */
   readonly inputWatermarksMs: readonly (number | null)[];
 }
 
 /** `commits/<batchId>`: written after the sink accepted the batch. */
-export interface CommitEntry {
-  readonly nextBatchWatermarkMs: number | null;
-}
+const commitEntrySchema = z.object({ nextBatchWatermarkMs: epochMs.nullable() });
+export type CommitEntry = Readonly<z.infer<typeof commitEntrySchema>>;
 
 /** The checkpoint folder of one query (DESIGN §7). */
 export class Checkpoint {
@@ -34,8 +42,8 @@ export class Checkpoint {
   readonly commits: BatchLog<CommitEntry>;
 
   constructor(readonly root: string) {
-    this.offsets = new BatchLog(path.join(root, "offsets"));
-    this.commits = new BatchLog(path.join(root, "commits"));
+    this.offsets = new BatchLog(path.join(root, "offsets"), offsetsEntrySchema as z.ZodType<OffsetsEntry>);
+    this.commits = new BatchLog(path.join(root, "commits"), commitEntrySchema);
   }
 
   sourceDir(index: number): string {
@@ -54,10 +62,12 @@ export class Checkpoint {
     const existing = await this.readMetadata();
     if (existing) {
       const sameSources = JSON.stringify(existing.sources) === JSON.stringify(wanted.sources);
-      if (!sameSources || existing.stateful !== wanted.stateful) {
+      const sameStateful = JSON.stringify(existing.stateful) === JSON.stringify(wanted.stateful);
+      if (!sameSources || !sameStateful) {
+        const ops = (names: readonly string[]) => (names.length ? `stateful operators ${JSON.stringify(names)}` : "no stateful operator");
         throw new CheckpointError(
-          `checkpoint ${this.metadataFile} belongs to another query (sources ${JSON.stringify(existing.sources)}, stateful operator ${existing.stateful ?? "none"}); ` +
-            `this query reads ${JSON.stringify(wanted.sources)} with ${wanted.stateful ?? "no stateful operator"}. Use a new checkpointLocation.`,
+          `checkpoint ${this.metadataFile} belongs to another query (sources ${JSON.stringify(existing.sources)}, ${ops(existing.stateful)}); ` +
+            `this query reads ${JSON.stringify(wanted.sources)} with ${ops(wanted.stateful)}. Use a new checkpointLocation.`,
         );
       }
       return existing;

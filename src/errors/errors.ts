@@ -36,6 +36,22 @@ export class CheckpointError extends SluiceError {
   override name = "CheckpointError";
 }
 
+/**
+ * Another run of a query wrote to this query's checkpoint (Spark's ConcurrentModificationException):
+ * two runs on one checkpoint would each process every batch, so this run stops without writing.
+ */
+export class ConcurrentModificationError extends CheckpointError {
+  override name = "ConcurrentModificationError";
+}
+
+/**
+ * A broken invariant inside Sluice (an operator used outside its lifecycle, a plan node where it
+ * cannot be): a bug to report, never the user's mistake.
+ */
+export class InternalError extends SluiceError {
+  override name = "InternalError";
+}
+
 /** Why a streaming query stopped with an error; `cause` holds the original error. */
 export class StreamingQueryException extends SluiceError {
   override name = "StreamingQueryException";

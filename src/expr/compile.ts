@@ -1,8 +1,6 @@
 import type * as arrow from "apache-arrow";
-import { type Batch, makeBatch } from "../batch/batch.js";
+import type { Batch } from "../batch/batch.js";
 import { AnalysisError, messages } from "../errors/errors.js";
-import { takeRows } from "../kernels/gather.js";
-import { SelectionScratch, selectionFromMask } from "../kernels/select.js";
 import { parseTruncUnit } from "../kernels/temporal.js";
 import type { ColType, Fields } from "../types/dtype.js";
 import { assertNever, type Expr, type ExprOf } from "./ast.js";
@@ -63,24 +61,13 @@ export function evaluate(expr: Expr, batch: Batch): arrow.Data {
   return column ?? dataOf(compiled.run(batch), compiled.type.type, batch.numRows);
 }
 
-const filterScratch = new SelectionScratch();
-
-/** The rows where `condition` is true; null counts as false. Returns `batch` itself when all pass. */
-export function filterBatch(batch: Batch, condition: Expr): Batch {
-  const compiled = compileExpr(condition, batch.fields);
-  if (compiled.type.type !== "boolean") {
-    throw new AnalysisError(messages.typeMismatch("filter()", "a boolean condition", compiled.type.type));
-  }
-  if (batch.numRows === 0) return batch;
-  const mask = asBool(compiled.run(batch));
-  const selection = selectionFromMask(mask.values, mask.valid, batch.numRows, filterScratch.get(batch.numRows));
-  return selection.length === batch.numRows ? batch : takeRows(batch, selection);
-}
-
 const projectedFields = new WeakMap<readonly Expr[], Map<string, Fields>>();
 
-/** Output fields of a projection, computed once per expression list and input schema. */
-function projectionFields(exprs: readonly Expr[], input: Fields): Fields {
+/**
+ * Output fields of a projection, computed once per expression list and input schema: the same
+ * object for every batch of a projection, so downstream compilation caches keep hitting.
+ */
+export function projectionFields(exprs: readonly Expr[], input: Fields): Fields {
   let bySchema = projectedFields.get(exprs);
   if (!bySchema) {
     bySchema = new Map();
@@ -93,19 +80,6 @@ function projectionFields(exprs: readonly Expr[], input: Fields): Fields {
     bySchema.set(key, fields);
   }
   return fields;
-}
-
-/**
- * One output column per expression, named by `outputField`. The output fields are the same object
- * for every batch of a projection, so downstream compilation caches keep hitting.
- */
-export function projectBatch(batch: Batch, exprs: readonly Expr[]): Batch {
-  const fields = projectionFields(exprs, batch.fields);
-  return makeBatch(
-    fields,
-    exprs.map((e) => evaluate(e, batch)),
-    batch.numRows,
-  );
 }
 
 function onlyInGroupBy(what: string): AnalysisError {

@@ -1,7 +1,7 @@
 import type { Batch } from "../batch/batch.js";
 import { makeBatch } from "../batch/batch.js";
 import { MalformedRecordError } from "../errors/errors.js";
-import type { ReadMode } from "../plan/logical.js";
+import type { ReadMode } from "./read-mode.js";
 import type { Fields } from "../types/dtype.js";
 import { setUpDecoder } from "./decoder-setup.js";
 import { NEWLINE } from "./json-scanner.js";

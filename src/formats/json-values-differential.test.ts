@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { field } from "../batch/batch.js";
-import type { ReadMode } from "../plan/logical.js";
+import type { ReadMode } from "./read-mode.js";
 import { decodeJsonLines } from "./json-lines.js";
 import { decodeJsonValues } from "./json-values.js";
 import { batchRows, EVERY_TYPE, seededRandom } from "./test-rows.js";

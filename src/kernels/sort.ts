@@ -1,11 +1,5 @@
-import type { Batch } from "../batch/batch.js";
-import { assertNever } from "../expr/ast.js";
-import { compileExpr } from "../expr/compile.js";
-import type { Vec } from "../expr/eval-vec.js";
-import type { SortKey } from "../plan/logical.js";
 import { entryCount, spreadEntries, type StringsView } from "./columns.js";
 import { compareDoubles } from "./compare.js";
-import { takeRows } from "./gather.js";
 import { compareUtf8 } from "./utf8.js";
 
 /**
@@ -15,22 +9,22 @@ import { compareUtf8 } from "./utf8.js";
  * only.
  */
 
-interface NumericKey {
+export interface NumericKey {
   readonly values: Float64Array;
   readonly valid: Uint8Array | null;
   readonly descending: boolean;
 }
 
-/** The rows of `batch` ordered by `orders`. */
-export function sortBatch(batch: Batch, orders: readonly SortKey[]): Batch {
-  const n = batch.numRows;
-  if (n <= 1 || orders.length === 0) return batch;
-  const keys = orders.flatMap((o) => numericKeys(compileExpr(o.expr, batch.fields).run(batch), !o.ascending, n));
+/**
+ * The stable order of rows 0..n-1 by `keys` (each with its own direction), or null when the rows
+ * are in that order already.
+ */
+export function stableOrder(keys: readonly NumericKey[], n: number): Int32Array | null {
   const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   order.sort((a, b) => compareRows(keys, a, b));
-  for (let i = 0; i < n; i++) if (order[i] !== i) return takeRows(batch, order);
-  return batch;
+  for (let i = 0; i < n; i++) if (order[i] !== i) return order;
+  return null;
 }
 
 function compareRows(keys: readonly NumericKey[], a: number, b: number): number {
@@ -44,24 +38,6 @@ function compareRows(keys: readonly NumericKey[], a: number, b: number): number 
     if (c !== 0) return descending ? -c : c;
   }
   return a - b; // equal keys keep their input order: the sort is stable whatever the engine does
-}
-
-function numericKeys(vec: Vec, descending: boolean, n: number): NumericKey[] {
-  switch (vec.kind) {
-    case "num":
-      return [{ values: vec.values, valid: vec.valid, descending }];
-    case "bool":
-      return [{ values: Float64Array.from(vec.values), valid: vec.valid, descending }];
-    case "str":
-      return [{ values: stringRanks(vec.strings, n), valid: vec.valid, descending }];
-    case "win":
-      return [
-        { values: vec.start, valid: vec.valid, descending },
-        { values: vec.end, valid: vec.valid, descending },
-      ];
-    default:
-      return assertNever(vec, "vector");
-  }
 }
 
 /**
@@ -82,11 +58,4 @@ export function stringRanks(view: StringsView, n: number): Float64Array {
     rankOfEntry[byValue[k]] = rank;
   }
   return spreadEntries(rankOfEntry, view, n);
-}
-
-/** The first `n` rows, without copying (Arrow slices share the buffers). */
-export function limitBatch(batch: Batch, n: number): Batch {
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`limit must be a non-negative integer, got ${n}`);
-  if (n >= batch.numRows) return batch;
-  return { fields: batch.fields, columns: batch.columns.map((c) => c.slice(0, n)), numRows: n };
 }

@@ -1,19 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { InMemoryStateStoreProvider } from "../state/in-memory-provider.js";
 import { DeduplicateExec, type DeduplicateSpec } from "./deduplicate-exec.js";
-import { batchOf, field, plainRows } from "./test-support.js";
+import { batchOf, field, plainRows, testContext } from "./test-support.js";
 
 const fields = [field("id", "string"), field("t", "timestamp"), field("v", "float64")];
 const rows = (r: [string | null, number | null, number][]) => batchOf(fields, r.map(([id, t, v]) => ({ id, t, v })));
 
-function dedup(spec: Omit<DeduplicateSpec, "kind">) {
-  const exec = new DeduplicateExec({ kind: "deduplicate", ...spec }, fields, new InMemoryStateStoreProvider().load(0, -1));
+/** Drives a DeduplicateExec as the runtime does: process the batch, end it at its watermark, commit. */
+function dedup(spec: Omit<DeduplicateSpec, "op" | "operatorId" | "inputFields">) {
+  const exec = new DeduplicateExec(0, { op: "deduplicate", operatorId: 0, inputFields: fields, ...spec });
+  const ctx = testContext({ mode: "append" });
+  exec.open(ctx);
   let version = -1;
   return {
     exec,
     batch(input: ReturnType<typeof rows>, watermarkMs: number | null) {
-      const out = plainRows(exec.process(input, watermarkMs));
-      return { out, metrics: exec.finishBatch(watermarkMs, ++version) };
+      ctx.batch = { ...ctx.batch, watermarkMs };
+      const out = plainRows(exec.process(input));
+      exec.onWatermark(watermarkMs);
+      exec.commit(++version);
+      return { out, metrics: exec.lastMetrics()! };
     },
   };
 }
@@ -71,6 +76,6 @@ describe("DeduplicateExec", () => {
   it("passes the batch through untouched when every row is new", () => {
     const d = dedup({ keyColumns: ["id"], eventTimeColumn: null, withinWatermarkDelayMs: null });
     const input = rows([["x", 1, 1], ["y", 2, 2]]);
-    expect(d.exec.process(input, null)).toBe(input);
+    expect(d.exec.process(input)).toBe(input);
   });
 });

@@ -1,15 +1,15 @@
 import { columnIndex, type Batch } from "../batch/batch.js";
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, InternalError } from "../errors/errors.js";
 import { takeRows } from "../kernels/gather.js";
 import { viewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { isLate } from "../kernels/window.js";
-import type { StatefulSpec } from "../planner/physical.js";
+import type { OperatorSpec } from "../planner/physical.js";
 import type { StateStore } from "../state/state-store.js";
-import type { Fields } from "../types/dtype.js";
+import { BaseExec, type ExecContext, type StatefulExec } from "./exec.js";
 import { StateBatchAccounting, type StateOperatorMetrics } from "./state-metrics.js";
 
-export type DeduplicateSpec = Extract<StatefulSpec, { kind: "deduplicate" }>;
+export type DeduplicateSpec = Extract<OperatorSpec, { op: "deduplicate" }>;
 
 /** The one state column: when a key may be forgotten (epoch ms), null when never. */
 const EXPIRY = 0;
@@ -26,20 +26,23 @@ const EXPIRY = 0;
  *   is forgotten once its first event time + the watermark delay is at or before the watermark,
  *   so duplicates arriving within the delay are dropped. Late rows are dropped as above.
  */
-export class DeduplicateExec {
+export class DeduplicateExec extends BaseExec implements StatefulExec {
   private readonly keyColumns: readonly number[];
   private readonly eventTimeIndex: number;
   private readonly withinDelayMs: number | null;
   /** Whether keys are forgotten by watermark. */
   private readonly expires: boolean;
   private readonly encoder = new KeyEncoder();
-  private readonly accounting: StateBatchAccounting;
+  private store: StateStore | null = null;
+  private accounting: StateBatchAccounting | null = null;
+  private metrics: StateOperatorMetrics | null = null;
 
   constructor(
+    readonly operatorId: number,
     readonly spec: DeduplicateSpec,
-    readonly fields: Fields,
-    private readonly store: StateStore,
   ) {
+    super();
+    const fields = spec.inputFields;
     this.eventTimeIndex = spec.eventTimeColumn === null ? -1 : columnIndex(fields, spec.eventTimeColumn);
     this.withinDelayMs = spec.withinWatermarkDelayMs;
     const within = this.withinDelayMs !== null;
@@ -47,39 +50,55 @@ export class DeduplicateExec {
     const keyNames = within ? spec.keyColumns.filter((c) => c !== spec.eventTimeColumn) : spec.keyColumns;
     this.keyColumns = keyNames.map((c) => columnIndex(fields, c));
     this.expires = within || (spec.eventTimeColumn !== null && spec.keyColumns.includes(spec.eventTimeColumn));
-    store.open([{ name: within ? "#expiresAt" : "#eventTime", kind: "f64" }]);
-    this.accounting = new StateBatchAccounting(store, this.operatorName);
   }
 
   get operatorName(): string {
     return this.withinDelayMs === null ? "dedupe" : "dedupeWithinWatermark";
   }
 
+  override open(ctx: ExecContext): void {
+    super.open(ctx);
+    const store = ctx.stateStore(this.operatorId);
+    store.open([{ name: this.withinDelayMs !== null ? "#expiresAt" : "#eventTime", kind: "f64" }]);
+    this.store = store;
+    this.accounting = new StateBatchAccounting(store, this.operatorName);
+  }
+
   /** The first occurrences of keys not seen before, in input order. */
-  process(batch: Batch, watermarkMs: number | null): Batch {
-    return this.accounting.update(() => this.firstOccurrences(batch, watermarkMs));
+  process(batch: Batch): Batch {
+    const { accounting } = this.opened();
+    return accounting.update(() => this.firstOccurrences(batch, this.ctx.batch.watermarkMs));
   }
 
-  /**
-   * Forgets expired keys; commits the state as `commitVersion` when given (otherwise call
-   * `commit` before the next batch).
-   */
-  finishBatch(watermarkMs: number | null, commitVersion?: number): StateOperatorMetrics {
-    return this.accounting.finish(this.expires ? EXPIRY : null, watermarkMs, commitVersion);
+  /** Forgets expired keys; emits nothing (first occurrences went out as they came). */
+  override onWatermark(watermarkMs: number | null): null {
+    this.metrics = this.opened().accounting.finish(this.expires ? EXPIRY : null, watermarkMs, undefined);
+    return null;
   }
 
-  /** Commits the finished batch's state as `version`; returns the commit time in ms. */
-  commit(version: number): number {
-    return this.accounting.commit(version);
+  override commit(version: number): void {
+    const commitTimeMs = this.opened().accounting.commit(version);
+    if (this.metrics) this.metrics = { ...this.metrics, commitTimeMs: Math.round(commitTimeMs) };
+  }
+
+  lastMetrics(): StateOperatorMetrics | null {
+    return this.metrics;
+  }
+
+  private opened(): { store: StateStore; accounting: StateBatchAccounting } {
+    const { store, accounting } = this;
+    if (store === null || accounting === null) throw new InternalError(`${this.operatorName} was used before open()`);
+    return { store, accounting };
   }
 
   private firstOccurrences(batch: Batch, watermarkMs: number | null): Batch {
-    const table = this.store.table;
+    const { store, accounting } = this.opened();
+    const table = store.table;
     const timeAt = eventTimeReader(batch, this.eventTimeIndex);
     const candidates = new Int32Array(batch.numRows);
     let n = 0;
     for (let r = 0; r < batch.numRows; r++) {
-      if (isLate(timeAt(r), watermarkMs)) this.accounting.addDropped(1);
+      if (isLate(timeAt(r), watermarkMs)) accounting.addDropped(1);
       else candidates[n++] = r;
     }
     const rows = candidates.subarray(0, n);

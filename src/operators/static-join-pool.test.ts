@@ -7,10 +7,10 @@ import type { Task } from "../workers/protocol.js";
 import type { JoinControl } from "../workers/testing/join-task.js";
 import { rowsOf } from "../workers/testing/sample-batch.js";
 import { packTask } from "../workers/transfer.js";
-import { buildStaticJoinTable, probeStaticJoin } from "./static-join.js";
+import { buildStaticJoinTable, probeStaticJoin } from "./static-join-exec.js";
 
 const joinModule = new URL("../workers/testing/join-task.ts", import.meta.url).href;
-const pipeline = { sourceIndex: 0, source: { format: "memory" }, steps: [], outputFields: [] } as unknown as InputPipeline;
+const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
 
 /** Bytes a postMessage of `value` copies: SharedArrayBuffers are shared, so they count zero. */
 function clonedBytes(value: unknown): number {
@@ -52,6 +52,7 @@ describe("static join through the worker pool", () => {
       pipeline,
       split: { kind: "batch", batch: streamSplit(t, 200, n) },
       context: { batchId: t, watermarkMs: null, batchTimestampMs: 0 },
+      outputMode: "append",
       staticTables: { "static-0": table, join: control },
     }));
 

@@ -16,7 +16,7 @@ import {
 import { AnalysisError } from "../errors/errors.js";
 import type { Field } from "../types/dtype.js";
 import { rowsOf, sampleBatch } from "../workers/testing/sample-batch.js";
-import { buildStaticJoinTable, probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "./static-join.js";
+import { buildStaticJoinTable, probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "./static-join-exec.js";
 
 type Value = string | number | boolean | null;
 

@@ -5,8 +5,15 @@ import type { AggregateSpec } from "../planner/physical.js";
 import { InMemoryStateStoreProvider } from "../state/in-memory-provider.js";
 import type { StateStore } from "../state/state-store.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
-import { StatefulAggregateExec, type AggregateOutputMode } from "./aggregate-exec.js";
-import { partialAggregate } from "./partial-aggregate.js";
+import { emptyMetrics } from "../batch/task-metrics.js";
+import type { OutputMode } from "../config/options.js";
+import type { AggregateStateExec } from "./aggregate-state-exec.js";
+import type { BatchInfo, ExecContext } from "./exec.js";
+import { FinalAggregateExec } from "./final-aggregate-exec.js";
+import { partialAggregate } from "./partial-aggregate-exec.js";
+import { SessionMergeExec } from "./session-merge-exec.js";
+
+export type AggregateOutputMode = OutputMode;
 
 /**
  * Small builders for operator tests: batches from rows, rows with plain values (epoch ms for
@@ -93,20 +100,46 @@ function aggField(fn: AggFn, name: string, type: DType): Field {
   }
 }
 
-/** Drives a `StatefulAggregateExec` the way the runtime does: partials in "workers", then the driver. */
+/**
+ * The context the runtime opens operators with, for tests that drive operators by hand: one state
+ * store for every stateful operator, and a batch the test moves on by assigning to `batch`.
+ */
+export function testContext(options: { store?: StateStore; mode?: OutputMode; staticTables?: Readonly<Record<string, unknown>> } = {}) {
+  const store = options.store ?? new InMemoryStateStoreProvider().load(0, -1);
+  const ctx = {
+    batch: { batchId: 0, watermarkMs: null, batchTimestampMs: 0 } as BatchInfo,
+    outputMode: options.mode ?? "append",
+    staticTables: options.staticTables ?? {},
+    metrics: emptyMetrics(0),
+    stateStore: () => store,
+  };
+  return ctx satisfies ExecContext;
+}
+
+/** The driver operator of an aggregation, as the planner picks it. */
+export function aggregateExec(spec: AggregateSpec, operatorId = 0): AggregateStateExec {
+  return spec.window?.kind === "session" ? new SessionMergeExec(operatorId, spec) : new FinalAggregateExec(operatorId, spec);
+}
+
+/** Drives an aggregation the way the runtime does: partials in "workers", then the driver operator. */
 export function aggregateRunner(spec: AggregateSpec, mode: AggregateOutputMode, store: StateStore = new InMemoryStateStoreProvider().load(0, -1)) {
-  const exec = new StatefulAggregateExec(spec, mode, store);
+  const exec = aggregateExec(spec, store.operatorId);
+  const ctx = testContext({ store, mode });
+  exec.open(ctx);
   let version = store.version;
   return {
     exec,
     store,
     /** One micro-batch: each input batch is one task's split. */
     batch(inputs: readonly Batch[], watermarkMs: number | null) {
+      ctx.batch = { ...ctx.batch, watermarkMs };
       const partials = inputs.map((b) => partialAggregate(b, spec, watermarkMs));
-      exec.processPartials(partials.map((p) => p.batch));
-      const { output, metrics } = exec.finishBatch(watermarkMs, ++version);
+      for (const p of partials) exec.process(p.batch);
+      const output = exec.onWatermark(watermarkMs);
+      exec.commit(++version);
       const workerDropped = partials.reduce((n, p) => n + p.numRowsDroppedByWatermark, 0);
-      return { rows: plainRows(output), metrics, workerDropped };
+      ctx.batch = { ...ctx.batch, batchId: ctx.batch.batchId + 1 };
+      return { rows: plainRows(output), metrics: exec.lastMetrics()!, workerDropped };
     },
   };
 }

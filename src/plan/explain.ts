@@ -1,5 +1,5 @@
 import { outputName } from "../expr/resolve.js";
-import { describeSource } from "../sources/source.js";
+import { describeSource } from "../sources/source-kinds.js";
 import { type LogicalPlan, planChildren } from "./logical.js";
 
 /** The logical plan as an indented tree, roughly as Spark's `explain()` prints it. */

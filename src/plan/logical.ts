@@ -1,5 +1,5 @@
 import type { Expr } from "../expr/ast.js";
-import type { KafkaSourceOptions } from "../config/kafka-options.js";
+import type { SourceDesc } from "../sources/source-desc.js";
 import type { Fields } from "../types/dtype.js";
 
 /**
@@ -7,43 +7,6 @@ import type { Fields } from "../types/dtype.js";
  * mutated. A node holds data only, so a plan can be printed, compared, sent to a worker and
  * recorded in a checkpoint.
  */
-
-/** Where rows come from; `streaming` sources are read batch by batch, static ones whole. */
-export type SourceDesc =
-  | { readonly format: "memory"; readonly streamId: string; readonly fields: Fields }
-  | {
-      readonly format: "rate";
-      readonly rowsPerSecond: number;
-      readonly numPartitions: number;
-      readonly rampUpTimeMs: number;
-    }
-  | {
-      readonly format: "json";
-      readonly path: string;
-      readonly fields: Fields;
-      readonly options: JsonReadOptions;
-    }
-  /** Kafka topics (Spark's Kafka source); `options` are validated, `fields` the Kafka columns. */
-  | {
-      readonly format: "kafka";
-      readonly options: KafkaSourceOptions;
-      /** Fields of the JSON record schema given with `.schema()`, or null for raw key/value columns. */
-      readonly valueFields: Fields | null;
-      readonly fields: Fields;
-    }
-  /** Rows already in memory (`read.rows`, `read.arrow`, `session.table`): held by the session. */
-  | { readonly format: "table"; readonly tableId: string; readonly fields: Fields };
-
-export type ReadMode = "PERMISSIVE" | "DROPMALFORMED" | "FAILFAST";
-
-export interface JsonReadOptions {
-  readonly mode: ReadMode;
-  /** Column that receives the raw text of malformed lines in PERMISSIVE mode, when present in the schema. */
-  readonly columnNameOfCorruptRecord: string;
-  readonly maxFilesPerTrigger: number | null;
-  /** Only files whose whole name matches this glob are read, e.g. "*.jsonl" (Spark's pathGlobFilter). */
-  readonly pathGlobFilter: string | null;
-}
 
 export interface SortKey {
   readonly expr: Expr;

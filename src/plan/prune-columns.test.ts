@@ -3,7 +3,7 @@ import { z } from "zod";
 import { col, count, lit, sum, window } from "../api/functions.js";
 import { Session } from "../api/session.js";
 import { planPhysical } from "../planner/planner.js";
-import type { PipelineStep } from "../planner/physical.js";
+import type { OperatorSpec } from "../planner/physical.js";
 import { tempDir } from "../testing/temp-dir.js";
 import { pruneColumns } from "./prune-columns.js";
 import { schemaOf } from "./schema-of.js";
@@ -23,7 +23,7 @@ function kafka(options: Record<string, string> = {}) {
 function firstPipeline(df: { plan: Parameters<typeof planPhysical>[0] }) {
   const input = planPhysical(df.plan).inputs[0]!;
   const source = input.source;
-  const first: PipelineStep | undefined = input.steps[0];
+  const first: OperatorSpec | undefined = input.operators[0];
   return {
     decoded: source.format === "kafka" || source.format === "json" ? (source.format === "kafka" ? source.valueFields : source.fields)?.map((f) => f.name) : null,
     kept: first?.op === "project" ? first.exprs.map((e) => (e.kind === "col" ? e.name : e.kind)) : null,

@@ -1,8 +1,7 @@
 import { referencedColumns, type Expr } from "../expr/ast.js";
 import { outputName } from "../expr/resolve.js";
-import { kafkaDecodedFields } from "../sources/kafka/kafka-fields.js";
-import type { Fields } from "../types/dtype.js";
-import type { LogicalPlan, SourceDesc } from "./logical.js";
+import { narrowSource } from "../sources/source-kinds.js";
+import type { LogicalPlan } from "./logical.js";
 import { schemaOf } from "./schema-of.js";
 
 /**
@@ -107,45 +106,16 @@ function columnRefs(name: string): string[] {
 
 /**
  * A source narrowed to `needed`: a JSON record schema (Kafka's `.schema()`, a JSON file source)
- * loses the fields nobody reads, then a projection keeps only the needed columns.
+ * loses the fields nobody reads where its kind allows it (see each kind's `narrow`), then a
+ * projection keeps only the needed columns.
  */
 function pruneSource(p: LogicalPlan & { kind: "source" }, needed: Needed): LogicalPlan {
   if (needed === ALL) return p;
-  const source = narrowRecordSchema(p.source, needed);
-  const narrowed = source === p.source ? p : { ...p, source, fields: "fields" in source ? source.fields : p.fields };
+  const source = narrowSource(p.source, needed);
+  const narrowed = source === p.source ? p : { ...p, source, fields: source.fields };
   const { fields } = narrowed;
   let kept = fields.filter((f) => needed.has(f.name));
   if (kept.length === 0) kept = fields.slice(0, 1);
   if (kept.length === fields.length) return narrowed;
   return { kind: "project", input: narrowed, exprs: kept.map((f): Expr => ({ kind: "col", name: f.name })) };
-}
-
-/**
- * Narrowing a record schema changes which records count as malformed (a wrong type in a field
- * nobody reads no longer makes the record malformed), so, like Spark, only PERMISSIVE reads are
- * narrowed, and only when no column collects corrupt records and no dead-letter topic receives
- * them. A field that is needed is always decoded; JSON syntax is checked whole either way.
- */
-function narrowRecordSchema(source: SourceDesc, needed: ReadonlySet<string>): SourceDesc {
-  switch (source.format) {
-    case "kafka": {
-      const o = source.options;
-      if (!source.valueFields || o.mode !== "PERMISSIVE" || o.deadLetterTopic !== undefined) return source;
-      const valueFields = keepNeeded(source.valueFields, needed, o.columnNameOfCorruptRecord);
-      return valueFields === source.valueFields ? source : { ...source, valueFields, fields: kafkaDecodedFields(valueFields, o.includeHeaders) };
-    }
-    case "json": {
-      if (source.options.mode !== "PERMISSIVE") return source;
-      const fields = keepNeeded(source.fields, needed, source.options.columnNameOfCorruptRecord);
-      return fields === source.fields ? source : { ...source, fields };
-    }
-    default:
-      return source;
-  }
-}
-
-function keepNeeded(fields: Fields, needed: ReadonlySet<string>, corruptColumn: string): Fields {
-  if (fields.some((f) => f.name === corruptColumn)) return fields;
-  const kept = fields.filter((f) => needed.has(f.name));
-  return kept.length === fields.length || kept.length === 0 ? fields : kept;
 }

@@ -1,13 +1,13 @@
 import type { OutputMode } from "../config/options.js";
 import { AnalysisError } from "../errors/errors.js";
-import type { PhysicalPlan } from "../planner/physical.js";
+import { isAggregation, type PhysicalPlan } from "../planner/physical.js";
 
 /**
  * Spark's UnsupportedOperationChecker for streaming queries: combinations of operators and output
  * modes whose results Spark cannot give correctly are rejected at `start()`, with Spark's reasons.
  */
 export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode): void {
-  const aggregate = plan.stateful?.kind === "aggregate" ? plan.stateful.spec : null;
+  const aggregate = plan.driver.find(isAggregation)?.spec ?? null;
 
   if (aggregate && mode === "append" && !aggregate.eventTimeKey) {
     throw new AnalysisError(
@@ -19,12 +19,12 @@ export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode): void 
       "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets",
     );
   }
-  if (plan.post.some((s) => s.op === "sort") && !(aggregate && mode === "complete")) {
+  if (plan.driver.some((op) => op.op === "sort") && !(aggregate && mode === "complete")) {
     throw new AnalysisError(
       "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
     );
   }
-  if (plan.post.some((s) => s.op === "limit")) {
+  if (plan.driver.some((op) => op.op === "limit")) {
     if (mode === "update") throw new AnalysisError("Limits are not supported on streaming DataFrames/Datasets in Update output mode");
     if (!(aggregate && mode === "complete")) {
       throw new AnalysisError("Sluice supports limit on a streaming DataFrame only after an aggregation in Complete output mode");

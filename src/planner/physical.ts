@@ -1,17 +1,19 @@
 import type { AggFn, Expr } from "../expr/ast.js";
-import type { JoinType, LogicalPlan, SortKey, SourceDesc } from "../plan/logical.js";
+import type { JoinType, LogicalPlan, SortKey } from "../plan/logical.js";
+import type { SourceDesc } from "../sources/source-desc.js";
 import type { Fields } from "../types/dtype.js";
 
 /**
- * The physical plan. A query splits at its stateful operator:
+ * The physical plan: two stages, split where rows must meet in one place (state, sort, limit).
  *
  *   input pipelines (one per source leaf; run in workers, one task per input split)
  *     -> union of their outputs
- *     -> at most one stateful operator (driver; versioned state)
- *     -> post steps (driver; on the rows the output mode emits)
+ *     -> driver operators, in order: stateful operators (versioned state) and what follows them
  *     -> sink
  *
- * Everything here is plain data: a pipeline travels to a worker inside each task.
+ * Both stages are lists of `OperatorSpec`s that one dispatcher (operators/run-operators.ts) turns
+ * into `*Exec`s and runs. Everything here is plain data: a pipeline travels to a worker inside
+ * each task.
  */
 
 /** Rows of one aggregate: `input` is the column index, in the pre-aggregation batch, of its argument. */
@@ -51,8 +53,8 @@ export interface AggregateSpec {
   readonly eventTimeKey: { readonly index: number; readonly isWindow: boolean } | null;
 }
 
-/** One stateless step run in a worker, in order. */
-export type PipelineStep =
+/** One physical operator, as data; `createExec` turns it into its `*Exec`. */
+export type OperatorSpec =
   | { readonly op: "filter"; readonly condition: Expr }
   | { readonly op: "project"; readonly exprs: readonly Expr[] }
   /** Records min/max/avg of an event-time column for watermark `watermarkIndex` (no row change). */
@@ -64,32 +66,44 @@ export type PipelineStep =
       readonly joinType: JoinType;
     }
   /** Windows rows and aggregates them within the split; the output is a partial-aggregate batch. */
-  | { readonly op: "partialAggregate"; readonly spec: AggregateSpec };
-
-export interface InputPipeline {
-  readonly sourceIndex: number;
-  readonly source: SourceDesc;
-  readonly steps: readonly PipelineStep[];
-  /** Fields after the last step. */
-  readonly outputFields: Fields;
-}
-
-export type StatefulSpec =
-  | { readonly kind: "aggregate"; readonly spec: AggregateSpec }
+  | { readonly op: "partialAggregate"; readonly spec: AggregateSpec }
+  /** Merges partial batches into one state row per group (stateful). */
+  | { readonly op: "finalAggregate"; readonly operatorId: number; readonly spec: AggregateSpec }
+  /** Merges partial sessions into the sessions kept in state (stateful). */
+  | { readonly op: "sessionMerge"; readonly operatorId: number; readonly spec: AggregateSpec }
   | {
-      readonly kind: "deduplicate";
+      readonly op: "deduplicate";
+      readonly operatorId: number;
       readonly keyColumns: readonly string[];
       /** Event-time column of a watermarked dedup (evicted by watermark); null keeps keys forever. */
       readonly eventTimeColumn: string | null;
       /** `dropDuplicatesWithinWatermark`: a key expires `delayMs` after its first event time. */
       readonly withinWatermarkDelayMs: number | null;
-    };
-
-export type PostStep =
-  | { readonly op: "filter"; readonly condition: Expr }
-  | { readonly op: "project"; readonly exprs: readonly Expr[] }
+      readonly inputFields: Fields;
+    }
   | { readonly op: "sort"; readonly orders: readonly SortKey[] }
   | { readonly op: "limit"; readonly n: number };
+
+export type StatefulOperatorSpec = Extract<OperatorSpec, { operatorId: number }>;
+
+export type AggregationSpec = Extract<OperatorSpec, { op: "finalAggregate" | "sessionMerge" }>;
+
+export function isAggregation(spec: OperatorSpec): spec is AggregationSpec {
+  return spec.op === "finalAggregate" || spec.op === "sessionMerge";
+}
+
+export function isStatefulSpec(spec: OperatorSpec): spec is StatefulOperatorSpec {
+  return "operatorId" in spec;
+}
+
+export interface InputPipeline {
+  readonly sourceIndex: number;
+  readonly source: SourceDesc;
+  /** Run in a worker over each input split, in order. */
+  readonly operators: readonly OperatorSpec[];
+  /** Fields after the last operator. */
+  readonly outputFields: Fields;
+}
 
 export interface WatermarkSpec {
   readonly column: string;
@@ -98,12 +112,19 @@ export interface WatermarkSpec {
 
 export interface PhysicalPlan {
   readonly inputs: readonly InputPipeline[];
-  readonly stateful: StatefulSpec | null;
-  readonly post: readonly PostStep[];
+  /** Run on the driver, in order, over the union of the input pipelines' outputs. */
+  readonly driver: readonly OperatorSpec[];
+  /** The fields of the union the driver operators start from. */
+  readonly driverInputFields: Fields;
   readonly outputFields: Fields;
   readonly watermarks: readonly WatermarkSpec[];
   /** Static tables the pipelines join with, built once per query. */
   readonly staticTables: readonly StaticTableSpec[];
+}
+
+/** The plan's stateful operators, by operator id (their position in the plan). */
+export function statefulOperators(plan: PhysicalPlan): readonly StatefulOperatorSpec[] {
+  return [...plan.inputs.flatMap((p) => p.operators), ...plan.driver].filter(isStatefulSpec).sort((a, b) => a.operatorId - b.operatorId);
 }
 
 /** The static side of a stream-static join: run once at query start, then shared by all tasks. */

@@ -1,4 +1,4 @@
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, InternalError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { isStreamingPlan } from "../plan/logical.js";
@@ -7,26 +7,19 @@ import { schemaOf } from "../plan/schema-of.js";
 import type { Fields } from "../types/dtype.js";
 import { partialFields } from "../operators/aggregate-layout.js";
 import { planAggregate } from "./plan-aggregate.js";
-import type {
-  InputPipeline,
-  PhysicalPlan,
-  PipelineStep,
-  PostStep,
-  StatefulSpec,
-  StaticTableSpec,
-  WatermarkSpec,
-} from "./physical.js";
+import type { InputPipeline, OperatorSpec, PhysicalPlan, StaticTableSpec, WatermarkSpec } from "./physical.js";
 
 /**
- * Logical -> physical. The plan splits at its one stateful operator (aggregation or
- * deduplication): what lies below runs per input split in workers, what lies above runs on the
- * driver over the rows the stateful operator emits. Without a stateful operator, sort and limit
- * (and what follows them) run on the driver, everything else in workers. Columns nothing reads
- * are pruned first (plan/prune-columns).
+ * Logical -> physical. The plan splits at its stateful operator (aggregation or deduplication):
+ * what lies below runs per input split in workers, the stateful operator and what lies above it
+ * run on the driver over the union of the task outputs. Without a stateful operator, sort and
+ * limit (and what follows them) run on the driver, everything else in workers. Columns nothing
+ * reads are pruned first (plan/prune-columns). Stateful operators are numbered in plan order
+ * (their operator id names their state in the checkpoint); one query holds one of them today.
  */
 export function planPhysical(written: LogicalPlan): PhysicalPlan {
   const root = pruneColumns(written);
-  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map() };
+  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0 };
 
   const top: LogicalPlan[] = [];
   let node = root;
@@ -35,43 +28,46 @@ export function planPhysical(written: LogicalPlan): PhysicalPlan {
     node = node.input;
   }
 
-  let post: LogicalPlan[];
+  let onDriver: LogicalPlan[];
   let pushed: LogicalPlan[];
   let stateful: LogicalPlan | null = null;
   let below: LogicalPlan;
   if (node.kind === "aggregate" || node.kind === "deduplicate") {
-    post = top;
+    onDriver = top;
     pushed = [];
     stateful = node;
     below = node.input;
   } else {
     const lastOrdered = findLastIndex(top, (n) => n.kind === "sort" || n.kind === "limit");
-    post = top.slice(0, lastOrdered + 1);
+    onDriver = top.slice(0, lastOrdered + 1);
     pushed = top.slice(lastOrdered + 1);
     below = node;
   }
   rejectNestedStateful(below);
 
-  const pushedSteps = pushed.reverse().map(toPipelineStep);
-  const outputFields = pushedSteps.reduce<Fields>((fields, step) => stepFields(step, fields), schemaOf(below));
-  const inputs: InputPipeline[] = buildPipelines(below, ctx, pushedSteps).map((p, sourceIndex) => ({ ...p, sourceIndex, outputFields }));
+  const pushedOperators = pushed.reverse().map(toOperatorSpec);
+  const driverInputFields = pushedOperators.reduce<Fields>((fields, op) => operatorFields(op, fields), schemaOf(below));
+  const inputs: InputPipeline[] = buildPipelines(below, ctx, pushedOperators).map((p, sourceIndex) => ({ ...p, sourceIndex, outputFields: driverInputFields }));
 
-  let statefulSpec: StatefulSpec | null = null;
+  const driver: OperatorSpec[] = [];
   let finalInputs: InputPipeline[] = inputs;
+  let unionFields = driverInputFields;
   if (stateful?.kind === "aggregate") {
     const watermarked = new Set(ctx.watermarks.map((w) => w.column));
     const { spec, preAggregate } = planAggregate(stateful, watermarked);
-    statefulSpec = { kind: "aggregate", spec };
-    const steps: PipelineStep[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
-    finalInputs = inputs.map((p) => ({ ...p, steps: [...p.steps, ...steps], outputFields: partialFields(spec) }));
+    const partial: OperatorSpec[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
+    unionFields = partialFields(spec);
+    finalInputs = inputs.map((p) => ({ ...p, operators: [...p.operators, ...partial], outputFields: unionFields }));
+    driver.push({ op: spec.window?.kind === "session" ? "sessionMerge" : "finalAggregate", operatorId: ctx.nextOperatorId++, spec });
   } else if (stateful?.kind === "deduplicate") {
-    statefulSpec = planDeduplicate(stateful, ctx.watermarks);
+    driver.push(planDeduplicate(stateful, ctx, driverInputFields));
   }
+  driver.push(...onDriver.reverse().map(toOperatorSpec));
 
   return {
     inputs: finalInputs,
-    stateful: statefulSpec,
-    post: post.reverse().map(toPostStep),
+    driver,
+    driverInputFields: unionFields,
     outputFields: schemaOf(root),
     watermarks: ctx.watermarks,
     staticTables: ctx.staticTables,
@@ -79,6 +75,7 @@ export function planPhysical(written: LogicalPlan): PhysicalPlan {
 }
 
 interface PlanContext {
+  nextOperatorId: number;
   watermarks: WatermarkSpec[];
   watermarkOf: Map<LogicalPlan, number>;
   staticTables: StaticTableSpec[];
@@ -111,15 +108,15 @@ let nextTableId = 0;
  * One pipeline per source leaf under `p`. Steps are collected top-down and applied bottom-up, so a
  * node above a union (a filter, a watermark) lands in every branch's pipeline.
  */
-function buildPipelines(p: LogicalPlan, ctx: PlanContext, above: readonly PipelineStep[]): Omit<InputPipeline, "outputFields">[] {
+function buildPipelines(p: LogicalPlan, ctx: PlanContext, above: readonly OperatorSpec[]): Omit<InputPipeline, "outputFields">[] {
   switch (p.kind) {
     case "source":
-      return [{ sourceIndex: -1, source: p.source, steps: above }];
+      return [{ sourceIndex: -1, source: p.source, operators: above }];
     case "union":
       return p.inputs.flatMap((input) => buildPipelines(input, ctx, above));
     case "project":
     case "filter":
-      return buildPipelines(p.input, ctx, [toPipelineStep(p), ...above]);
+      return buildPipelines(p.input, ctx, [toOperatorSpec(p), ...above]);
     case "watermark": {
       // One watermark per withWatermark call: two inputs with the same column and delay still
       // have separate watermarks, and a watermark above a union is shared by its branches.
@@ -137,7 +134,7 @@ function buildPipelines(p: LogicalPlan, ctx: PlanContext, above: readonly Pipeli
   }
 }
 
-function buildJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext, above: readonly PipelineStep[]) {
+function buildJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext, above: readonly OperatorSpec[]) {
   const leftStreaming = isStreamingPlan(p.left);
   const rightStreaming = isStreamingPlan(p.right);
   if (leftStreaming && rightStreaming) {
@@ -150,7 +147,7 @@ function buildJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext, above: r
   const [probe, build] = leftStreaming || !rightStreaming ? [p.left, p.right] : [p.right, p.left];
   const tableId = `static-${nextTableId++}`;
   ctx.staticTables.push({ tableId, plan: build, on: p.on });
-  const steps: PipelineStep[] = [{ op: "joinStatic", tableId, on: p.on, joinType: p.joinType }];
+  const steps: OperatorSpec[] = [{ op: "joinStatic", tableId, on: p.on, joinType: p.joinType }];
   if (probe !== p.left) {
     // Restore the left-then-right column order of the logical join.
     steps.push({ op: "project", exprs: schemaOf(p).map((f): Expr => ({ kind: "col", name: f.name })) });
@@ -158,18 +155,13 @@ function buildJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext, above: r
   return buildPipelines(probe, ctx, [...steps, ...above]);
 }
 
-function stepFields(step: PipelineStep, fields: Fields): Fields {
-  if (step.op !== "project") return fields;
-  return schemaOf({ kind: "project", input: { kind: "source", streaming: false, source: { format: "table", tableId: "", fields }, fields }, exprs: step.exprs });
+function operatorFields(op: OperatorSpec, fields: Fields): Fields {
+  if (op.op !== "project") return fields;
+  return schemaOf({ kind: "project", input: { kind: "source", streaming: false, source: { format: "table", tableId: "", fields }, fields }, exprs: op.exprs });
 }
 
-function toPipelineStep(p: LogicalPlan): PipelineStep {
-  if (p.kind === "project") return { op: "project", exprs: p.exprs };
-  if (p.kind === "filter") return { op: "filter", condition: p.condition };
-  throw new Error(`not a pipeline step: ${p.kind}`);
-}
-
-function toPostStep(p: LogicalPlan): PostStep {
+/** The operator of a logical node that maps one to one onto a physical operator. */
+function toOperatorSpec(p: LogicalPlan): OperatorSpec {
   switch (p.kind) {
     case "project":
       return { op: "project", exprs: p.exprs };
@@ -180,19 +172,20 @@ function toPostStep(p: LogicalPlan): PostStep {
     case "limit":
       return { op: "limit", n: p.n };
     default:
-      throw new Error(`not a post step: ${p.kind}`);
+      throw new InternalError(`a ${p.kind} node has no one-to-one physical operator`);
   }
 }
 
-function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, watermarks: readonly WatermarkSpec[]): StatefulSpec {
+function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanContext, inputFields: Fields): OperatorSpec {
   const fields = schemaOf(p.input);
-  const wm = watermarks.find((w) => fields.some((f) => f.name === w.column));
+  const wm = ctx.watermarks.find((w) => fields.some((f) => f.name === w.column));
+  const base = { op: "deduplicate" as const, operatorId: ctx.nextOperatorId++, keyColumns: p.columns, inputFields };
   if (p.withinWatermark) {
     if (!wm) {
       throw new AnalysisError("dropDuplicatesWithinWatermark is not supported in streaming DataFrames/DataSets without watermark");
     }
-    return { kind: "deduplicate", keyColumns: p.columns, eventTimeColumn: wm.column, withinWatermarkDelayMs: wm.delayMs };
+    return { ...base, eventTimeColumn: wm.column, withinWatermarkDelayMs: wm.delayMs };
   }
   const timeKey = wm && p.columns.includes(wm.column) ? wm.column : null;
-  return { kind: "deduplicate", keyColumns: p.columns, eventTimeColumn: timeKey, withinWatermarkDelayMs: null };
+  return { ...base, eventTimeColumn: timeKey, withinWatermarkDelayMs: null };
 }

@@ -1,12 +1,11 @@
 import type { Batch } from "../batch/batch.js";
-import { filterBatch } from "../expr/compile.js";
-import { project } from "../operators/project.js";
-import { assertNever } from "../expr/ast.js";
-import { limitBatch, sortBatch } from "../kernels/sort.js";
-import type { InputPipeline, PostStep } from "../planner/physical.js";
+import { type EventTimeStats, mergeStats } from "../batch/task-metrics.js";
+import type { OutputMode } from "../config/options.js";
+import type { BatchInfo } from "../operators/exec.js";
+import type { InputPipeline } from "../planner/physical.js";
 import type { TaskPool } from "../workers/pool.js";
-import type { EventTimeStats, InputSplit, Task, TaskContext } from "../workers/protocol.js";
-import { mergeStats } from "./watermark-tracker.js";
+import type { InputSplit } from "../sources/input-split.js";
+import type { Task } from "../workers/protocol.js";
 
 /** What one batch's tasks produced, with metrics folded per input pipeline. */
 export interface PipelineOutput {
@@ -30,7 +29,8 @@ export async function runPipelines(
   pool: TaskPool,
   inputs: readonly InputPipeline[],
   splits: readonly (readonly InputSplit[])[],
-  context: TaskContext,
+  context: BatchInfo,
+  outputMode: OutputMode,
   staticTables: Readonly<Record<string, unknown>>,
   numWatermarks: number,
 ): Promise<PipelineOutput> {
@@ -38,7 +38,7 @@ export async function runPipelines(
   const owner: number[] = [];
   inputs.forEach((pipeline, i) => {
     for (const split of splits[i]!) {
-      tasks.push({ pipeline, split, context, staticTables });
+      tasks.push({ pipeline, split, context, outputMode, staticTables });
       owner.push(i);
     }
   });
@@ -56,28 +56,4 @@ export async function runPipelines(
     });
   });
   return { batches: results.map((r) => r.batch), perInput, eventTime, numRowsDroppedByWatermark: dropped };
-}
-
-/** Driver-side steps on the rows the stateful operator (or the union of inputs) produced. */
-export function applyPostSteps(batch: Batch, steps: readonly PostStep[]): Batch {
-  let out = batch;
-  for (const step of steps) {
-    switch (step.op) {
-      case "filter":
-        out = filterBatch(out, step.condition);
-        break;
-      case "project":
-        out = project(out, step.exprs);
-        break;
-      case "sort":
-        out = sortBatch(out, step.orders);
-        break;
-      case "limit":
-        out = limitBatch(out, step.n);
-        break;
-      default:
-        assertNever(step, "post step");
-    }
-  }
-  return out;
 }

@@ -1,14 +1,18 @@
-import { Checkpoint, type OffsetsEntry } from "../checkpoint/checkpoint.js";
+import { z } from "zod";
+import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
 import type { OutputMode, Trigger } from "../config/options.js";
-import { SluiceError } from "../errors/errors.js";
-import type { PhysicalPlan } from "../planner/physical.js";
+import { CheckpointError } from "../errors/errors.js";
+import type { BatchInfo } from "../operators/exec.js";
+import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
 import { type Offset, type StreamSource, sameOffset } from "../sources/source.js";
+import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
-import { applyPostSteps, runPipelines } from "./batch-runner.js";
+import { runPipelines } from "./batch-runner.js";
+import { DriverStage } from "./driver-stage.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
-import type { StatefulStage } from "./stateful-stage.js";
+import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
 import { WatermarkTracker } from "./watermark-tracker.js";
 
 export interface ExecutionDeps {
@@ -22,25 +26,44 @@ export interface ExecutionDeps {
   readonly trigger: Trigger;
   readonly checkpoint: Checkpoint;
   readonly pool: TaskPool;
-  /** Opens the stateful stage at a state version (the number of committed batches). */
-  readonly openStateful: (version: number) => StatefulStage;
+  /** Where the state of the query's stateful operators is kept. */
+  readonly stateStores: StateStoreProvider;
   readonly staticTables: Readonly<Record<string, unknown>>;
   readonly onProgress: (p: StreamingQueryProgress) => void;
   readonly onIdle: () => void;
   readonly now?: () => number;
 }
 
-/** Polling delay of the default trigger when no data is available (Spark's pollingDelay). */
-const IDLE_POLL_MS = 10;
+/** Where a run starts, as the checkpoint says (Spark's populateStartOffsets). */
+interface StartPoint {
+  readonly nextBatchId: number;
+  /** End offsets of the last committed batch: where the next batch starts. */
+  readonly committed: readonly Offset[];
+  readonly tracker: WatermarkTracker;
+  /** Batch `nextBatchId` was planned (its offsets logged) but not committed: re-run it as logged. */
+  readonly pending: OffsetsEntry | null;
+}
+
+/** A batch whose offsets, watermark and timestamp are fixed in `offsets/<batchId>`. */
+interface PlannedBatch {
+  readonly batchId: number;
+  readonly entry: OffsetsEntry;
+  readonly start: readonly Offset[];
+  readonly timings: BatchTimings;
+}
 
 /**
- * Spark's MicroBatchExecution: the loop that turns triggers into batches.
+ * Spark's MicroBatchExecution: the loop that turns triggers into batches, in Spark's steps.
  *
- *   plan end offsets -> offsets/N (write-ahead) -> tasks -> stateful stage -> sink.addBatch(N)
- *   -> state version N+1 -> commits/N -> watermark for N+1 -> progress
+ *   populateStartOffsets   read the checkpoint: the next batch id, the committed offsets and
+ *                          watermark, and a batch that was planned but not committed
+ *   constructNextBatch     plan end offsets (rate limits included) or decide on a no-data
+ *                          batch; write offsets/N (write-ahead)
+ *   runBatch               tasks -> driver operators -> sink.addBatch(N) -> state version N+1
+ *                          -> commits/N -> watermark for N+1 -> progress
  *
- * On start it reads the checkpoint: a batch with offsets but no commit is re-run with exactly the
- * logged offsets, so the sink sees the same batch id with the same data.
+ * A batch with offsets but no commit is re-run with exactly the logged offsets, so the sink sees
+ * the same batch id with the same data. When the next trigger fires is the trigger policy's call.
  */
 export class MicroBatchExecution {
   private stopping = false;
@@ -49,9 +72,20 @@ export class MicroBatchExecution {
   private triggerGeneration = 0;
   private statusValue: StreamingQueryStatus = { message: "Initializing sources", isDataAvailable: false, isTriggerActive: false };
   private readonly now: () => number;
+  private readonly policy: TriggerPolicy;
+
+  // Where the query stands between batches.
+  private nextBatchId = 0;
+  private committed: readonly Offset[] = [];
+  private tracker: WatermarkTracker;
+  private pending: OffsetsEntry | null = null;
+  private watermarkMovedLastBatch = false;
+  private stage: DriverStage | null = null;
 
   constructor(private readonly deps: ExecutionDeps) {
     this.now = deps.now ?? Date.now;
+    this.policy = triggerPolicy(deps.trigger);
+    this.tracker = new WatermarkTracker(deps.plan.watermarks);
   }
 
   get status(): StreamingQueryStatus {
@@ -71,161 +105,212 @@ export class MicroBatchExecution {
     return new Promise((resolve) => this.idleWaiters.push({ generation, resolve }));
   }
 
-  private releaseIdleWaiters(): void {
-    const ready = this.idleWaiters.filter((w) => w.generation <= this.triggerGeneration);
-    this.idleWaiters = this.idleWaiters.filter((w) => w.generation > this.triggerGeneration);
-    for (const w of ready) w.resolve();
-  }
-
   /** Runs until stopped, finished (once / availableNow), or failed (rejects); then releases sources and sink. */
   async run(): Promise<void> {
     try {
-      await this.deps.sink.open?.({ queryId: this.deps.id, checkpointLocation: this.deps.checkpoint.root, outputMode: this.deps.outputMode });
-      await this.loop();
+      const { deps } = this;
+      await deps.sink.open?.({ queryId: deps.id, checkpointLocation: deps.checkpoint.root, outputMode: deps.outputMode });
+      const start = await this.populateStartOffsets();
+      this.nextBatchId = start.nextBatchId;
+      this.committed = start.committed;
+      this.tracker = start.tracker;
+      this.pending = start.pending;
+      this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, deps.staticTables);
+      await this.triggerLoop();
     } finally {
-      await Promise.all([...this.deps.sources.map((s) => s.stop()), this.deps.sink.close?.()].map((p) => Promise.resolve(p).catch(() => undefined)));
+      this.statusValue = { message: "Stopped", isDataAvailable: false, isTriggerActive: false };
+      this.releaseAllWaiters();
+      const closing = [...this.deps.sources.map((s) => s.stop()), this.deps.sink.close?.()];
+      try {
+        this.stage?.close();
+      } finally {
+        await Promise.all(closing.map((p) => Promise.resolve(p).catch(() => undefined)));
+      }
     }
   }
 
-  private async loop(): Promise<void> {
-    const { checkpoint, sources, plan, trigger } = this.deps;
-    const lastOffsets = await checkpoint.offsets.latest();
-    const lastCommit = await checkpoint.commits.latest();
-
-    let nextBatchId = 0;
-    let restored: Offset[] | null = null;
-    let replay: OffsetsEntry | null = null;
-    let tracker = new WatermarkTracker(plan.watermarks);
-
-    if (lastOffsets) {
-      const committedId = lastCommit?.batchId ?? -1;
-      if (committedId > lastOffsets.batchId) {
-        throw new SluiceError(`checkpoint ${checkpoint.root} has commits/${committedId} but no offsets/${committedId}; it was modified outside Sluice`);
-      }
-      const prevOffsets = committedId >= 0 ? await checkpoint.offsets.get(committedId) : null;
-      if (committedId >= 0 && !prevOffsets) {
-        throw new SluiceError(`checkpoint ${checkpoint.offsets.fileOf(committedId)} is missing although batch ${committedId} was committed`);
-      }
-      if (prevOffsets) {
-        restored = [...prevOffsets.sources];
-        tracker = new WatermarkTracker(plan.watermarks, {
-          perInput: prevOffsets.inputWatermarksMs,
-          global: lastCommit!.value.nextBatchWatermarkMs,
-        });
-      }
-      nextBatchId = committedId + 1;
-      if (lastOffsets.batchId === nextBatchId) replay = lastOffsets.value;
-    }
-
-    let committed: Offset[] = restored ?? (await Promise.all(sources.map((s) => s.initialOffset())));
-    const stateful = this.deps.openStateful(nextBatchId);
-    let watermarkMovedLastBatch = false;
-    let ranAny = false;
-
+  private async triggerLoop(): Promise<void> {
     while (!this.stopping) {
       const triggerStart = this.now();
       this.triggerGeneration++;
       this.statusValue = { message: "Getting offsets from sources", isDataAvailable: false, isTriggerActive: true };
-
-      const timings: BatchTimings = { triggerStart };
-      let entry: OffsetsEntry;
-      let latestOffsets: Offset[];
-      if (replay) {
-        entry = replay;
-        latestOffsets = [...replay.sources];
-        replay = null;
+      const batch = await this.constructNextBatch(triggerStart);
+      if (batch) {
+        this.statusValue = { message: "Processing new data", isDataAvailable: true, isTriggerActive: true };
+        await this.runBatch(batch);
       } else {
-        const t0 = this.now();
-        latestOffsets = await Promise.all(sources.map((s, i) => s.latestOffset(committed[i])));
-        timings.latestOffset = this.now() - t0;
-        const hasData = latestOffsets.some((o, i) => !sameOffset(o, committed[i]));
-        // A batch without data still runs when the watermark moved and state may emit or evict.
-        const noDataBatch = !hasData && watermarkMovedLastBatch && plan.stateful !== null;
-        const onceDone = trigger.kind === "once" && ranAny;
-        if ((!hasData && !noDataBatch) || onceDone) {
-          this.statusValue = { message: "Waiting for data to arrive", isDataAvailable: false, isTriggerActive: false };
-          this.releaseIdleWaiters();
-          if (trigger.kind === "availableNow" || trigger.kind === "once") break;
-          this.deps.onIdle();
-          await this.sleep(trigger.kind === "processingTime" ? Math.max(0, trigger.intervalMs - (this.now() - triggerStart)) : IDLE_POLL_MS);
-          continue;
-        }
-        entry = {
-          sources: latestOffsets,
-          batchWatermarkMs: tracker.current,
-          batchTimestampMs: triggerStart,
-          inputWatermarksMs: tracker.inputs,
-        };
-        const t1 = this.now();
-        await checkpoint.offsets.add(nextBatchId, entry);
-        timings.walCommit = this.now() - t1;
+        this.statusValue = { message: "Waiting for data to arrive", isDataAvailable: false, isTriggerActive: false };
+        this.releaseIdleWaiters();
       }
-
-      this.statusValue = { message: "Processing new data", isDataAvailable: true, isTriggerActive: true };
-      const batchId = nextBatchId;
-      const t2 = this.now();
-      const splits = await Promise.all(sources.map((s, i) => s.planSplits(committed[i], latestOffsets[i])));
-      timings.getBatch = this.now() - t2;
-
-      const t3 = this.now();
-      // Complete mode keeps every group forever, so nothing is late and nothing is dropped.
-      const lateBefore = this.deps.outputMode === "complete" ? null : entry.batchWatermarkMs;
-      const out = await runPipelines(
-        this.deps.pool,
-        plan.inputs,
-        splits,
-        { batchId, watermarkMs: lateBefore, batchTimestampMs: entry.batchTimestampMs },
-        this.deps.staticTables,
-        plan.watermarks.length,
-      );
-      const { output, progress: stateProgress } = stateful.run(out.batches, lateBefore);
-      const result = applyPostSteps(output, plan.post);
-      await this.deps.sink.addBatch(batchId, result, this.deps.outputMode);
-      timings.addBatch = this.now() - t3;
-
-      const t4 = this.now();
-      const commitTimeMs = stateful.commit(batchId + 1);
-      watermarkMovedLastBatch = tracker.update(out.eventTime);
-      await checkpoint.commits.add(batchId, { nextBatchWatermarkMs: tracker.current });
-      sources.forEach((s, i) => s.commit(latestOffsets[i]));
-      timings.commitOffsets = this.now() - t4;
-
-      const startOffsets = committed;
-      committed = latestOffsets;
-      nextBatchId++;
-      ranAny = true;
-      timings.triggerEnd = this.now();
-      this.deps.onProgress(
-        buildProgress({
-          id: this.deps.id,
-          runId: this.deps.runId,
-          name: this.deps.name,
-          batchId,
-          timings,
-          out,
-          sources,
-          startOffsets,
-          endOffsets: latestOffsets,
-          // What each source holds now, rate limits aside: the progress's `latestOffset`.
-          latestOffsets: await Promise.all(sources.map((s) => s.reportLatestOffset())),
-          watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
-          stateProgress: stateProgress
-            ? {
-                ...stateProgress,
-                commitTimeMs: Math.round(commitTimeMs),
-                numRowsDroppedByWatermark: stateProgress.numRowsDroppedByWatermark + out.numRowsDroppedByWatermark,
-              }
-            : null,
-          sink: this.deps.sink,
-          numOutputRows: result.numRows,
-        }),
-      );
-      if (trigger.kind === "processingTime") {
-        await this.sleep(Math.max(0, trigger.intervalMs - (this.now() - triggerStart)));
-      }
+      const wait = this.policy.afterTrigger(batch ? "ran" : "idle", triggerStart, this.now());
+      if (wait === "stop") break;
+      if (!batch) this.deps.onIdle();
+      await this.sleep(wait);
     }
-    this.statusValue = { message: "Stopped", isDataAvailable: false, isTriggerActive: false };
-    this.releaseAllWaiters();
+  }
+
+  /**
+   * Spark's populateStartOffsets. The latest offsets entry N is the batch to resume at: if
+   * commits/N exists it is done and the query goes on with N + 1; otherwise N is re-run with
+   * exactly its logged offsets, starting from offsets/N-1. Batches before N need no commit to be
+   * believed done: offsets/N is written only after batch N-1 committed, so a missing older commit
+   * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read.
+   */
+  private async populateStartOffsets(): Promise<StartPoint> {
+    const { checkpoint, sources, plan } = this.deps;
+    const lastOffsets = await checkpoint.offsets.latest();
+    const lastCommit = await checkpoint.commits.latest();
+    if (lastCommit && (!lastOffsets || lastCommit.batchId > lastOffsets.batchId)) {
+      throw new CheckpointError(
+        `checkpoint file ${checkpoint.commits.fileOf(lastCommit.batchId)} commits batch ${lastCommit.batchId}, but ${checkpoint.offsets.fileOf(lastCommit.batchId)} ` +
+          "does not exist: the offsets log was deleted or modified outside Sluice, so the batches cannot be replayed; use a new checkpointLocation",
+      );
+    }
+    if (!lastOffsets) {
+      const committed = await Promise.all(sources.map((s) => s.initialOffset()));
+      return { nextBatchId: 0, committed, tracker: new WatermarkTracker(plan.watermarks), pending: null };
+    }
+    const n = lastOffsets.batchId;
+    const done = lastCommit?.batchId === n;
+    const previous = n > 0 ? await this.logged(n - 1) : null;
+    const latest = this.checkOffsets(n, lastOffsets.value);
+    if (done) {
+      return {
+        nextBatchId: n + 1,
+        committed: latest.sources,
+        tracker: new WatermarkTracker(plan.watermarks, {
+          perInput: lastOffsets.value.inputWatermarksMs,
+          global: maxWatermark(lastOffsets.value.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs),
+        }),
+        pending: null,
+      };
+    }
+    const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
+    const tracker = new WatermarkTracker(plan.watermarks, {
+      perInput: previous?.inputWatermarksMs ?? plan.watermarks.map(() => null),
+      global: lastOffsets.value.batchWatermarkMs,
+    });
+    return { nextBatchId: n, committed, tracker, pending: latest };
+  }
+
+  private async logged(batchId: number): Promise<OffsetsEntry> {
+    const { offsets } = this.deps.checkpoint;
+    const entry = await offsets.get(batchId);
+    if (!entry) {
+      throw new CheckpointError(`checkpoint file ${offsets.fileOf(batchId)} is missing: batch ${batchId + 1} needs it to know where it starts; the offsets log was modified outside Sluice`);
+    }
+    return this.checkOffsets(batchId, entry);
+  }
+
+  /** An offsets entry read back holds one offset per source, each of the shape its source writes. */
+  private checkOffsets(batchId: number, entry: OffsetsEntry): OffsetsEntry {
+    const { sources, plan, checkpoint } = this.deps;
+    const file = checkpoint.offsets.fileOf(batchId);
+    if (entry.sources.length !== sources.length || entry.inputWatermarksMs.length !== plan.watermarks.length) {
+      throw new CheckpointError(
+        `checkpoint file ${file} records ${entry.sources.length} source offset(s) and ${entry.inputWatermarksMs.length} watermark(s), ` +
+          `but this query reads ${sources.length} source(s) with ${plan.watermarks.length} watermark(s): the checkpoint belongs to another query; use a new checkpointLocation`,
+      );
+    }
+    const parsed = sources.map((source, i) => {
+      try {
+        return source.parseOffset(entry.sources[i]);
+      } catch (e) {
+        const reason = e instanceof z.ZodError ? (e.issues[0]?.message ?? e.message) : (e as Error).message;
+        throw new CheckpointError(
+          `checkpoint file ${file} is corrupt: the offset of source ${i} (${source.description}), ${JSON.stringify(entry.sources[i])}, is not one this source writes (${reason})`,
+          { cause: e },
+        );
+      }
+    });
+    return { ...entry, sources: parsed };
+  }
+
+  /**
+   * Spark's constructNextBatch: the next batch's end offsets (or the pending batch of a restart),
+   * logged in offsets/N before anything reads them; null when there is nothing to run. A batch
+   * without data still runs when the watermark moved and state may emit or evict.
+   */
+  private async constructNextBatch(triggerStart: number): Promise<PlannedBatch | null> {
+    const { checkpoint, sources, plan } = this.deps;
+    const timings: BatchTimings = { triggerStart };
+    const batchId = this.nextBatchId;
+    if (this.pending) {
+      const entry = this.pending;
+      this.pending = null;
+      return { batchId, entry, start: this.committed, timings };
+    }
+    const t0 = this.now();
+    const latest = await Promise.all(sources.map((s, i) => s.latestOffset(this.committed[i])));
+    timings.latestOffset = this.now() - t0;
+    const hasData = latest.some((o, i) => !sameOffset(o, this.committed[i]));
+    const noDataBatch = !hasData && this.watermarkMovedLastBatch && statefulOperators(plan).length > 0;
+    if (!hasData && !noDataBatch) return null;
+    const entry: OffsetsEntry = {
+      sources: latest,
+      batchWatermarkMs: this.tracker.current,
+      batchTimestampMs: triggerStart,
+      inputWatermarksMs: this.tracker.inputs,
+    };
+    const t1 = this.now();
+    await checkpoint.offsets.add(batchId, entry);
+    timings.walCommit = this.now() - t1;
+    return { batchId, entry, start: this.committed, timings };
+  }
+
+  /** Spark's runBatch: read, process, write to the sink, commit, report. */
+  private async runBatch({ batchId, entry, start, timings }: PlannedBatch): Promise<void> {
+    const { checkpoint, sources, plan, sink } = this.deps;
+    const stage = this.stage!;
+    const end = entry.sources;
+    const t2 = this.now();
+    const splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i])));
+    timings.getBatch = this.now() - t2;
+
+    const t3 = this.now();
+    // Complete mode keeps every group forever, so nothing is late and nothing is dropped.
+    const watermarkMs = this.deps.outputMode === "complete" ? null : entry.batchWatermarkMs;
+    const info: BatchInfo = { batchId, watermarkMs, batchTimestampMs: entry.batchTimestampMs };
+    const out = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
+    const result = stage.run(out.batches, info);
+    await sink.addBatch(batchId, result, this.deps.outputMode);
+    timings.addBatch = this.now() - t3;
+
+    const t4 = this.now();
+    stage.commit(batchId + 1);
+    this.watermarkMovedLastBatch = this.tracker.update(out.eventTime);
+    await checkpoint.commits.add(batchId, { nextBatchWatermarkMs: this.tracker.current });
+    sources.forEach((s, i) => s.commit(end[i]));
+    timings.commitOffsets = this.now() - t4;
+
+    this.committed = end;
+    this.nextBatchId = batchId + 1;
+    timings.triggerEnd = this.now();
+    this.deps.onProgress(
+      buildProgress({
+        id: this.deps.id,
+        runId: this.deps.runId,
+        name: this.deps.name,
+        batchId,
+        timings,
+        out,
+        sources,
+        startOffsets: start,
+        endOffsets: end,
+        // What each source holds now, rate limits aside: the progress's `latestOffset`.
+        latestOffsets: await Promise.all(sources.map((s) => s.reportLatestOffset())),
+        watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
+        stateOperators: stage.stateOperators(out.numRowsDroppedByWatermark),
+        sink,
+        numOutputRows: result.numRows,
+      }),
+    );
+  }
+
+  private releaseIdleWaiters(): void {
+    const ready = this.idleWaiters.filter((w) => w.generation <= this.triggerGeneration);
+    this.idleWaiters = this.idleWaiters.filter((w) => w.generation > this.triggerGeneration);
+    for (const w of ready) w.resolve();
   }
 
   private releaseAllWaiters(): void {
@@ -249,3 +334,8 @@ export class MicroBatchExecution {
   }
 }
 
+function maxWatermark(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.max(a, b);
+}

@@ -26,7 +26,7 @@ export interface ProgressInput {
   readonly latestOffsets: readonly Offset[];
   /** Watermark the batch ran with; null when the query has no watermark. */
   readonly watermarkMs: number | null;
-  readonly stateProgress: StateOperatorProgress | null;
+  readonly stateOperators: readonly StateOperatorProgress[];
   readonly sink: Sink;
   readonly numOutputRows: number;
 }
@@ -77,7 +77,7 @@ export function buildProgress(p: ProgressInput): StreamingQueryProgress {
     processedRowsPerSecond: rate(numInputRows, duration),
     durationMs: strip({ latestOffset, walCommit, getBatch, addBatch, commitOffsets, triggerExecution: duration }),
     eventTime,
-    stateOperators: p.stateProgress ? [p.stateProgress] : [],
+    stateOperators: p.stateOperators,
     sources: perSource,
     sink: { description: p.sink.description, numOutputRows: p.numOutputRows, metrics: {} },
     observedMetrics: {},

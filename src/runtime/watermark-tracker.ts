@@ -1,5 +1,5 @@
 import type { WatermarkSpec } from "../planner/physical.js";
-import type { EventTimeStats } from "../workers/protocol.js";
+import type { EventTimeStats } from "../batch/task-metrics.js";
 
 /**
  * Event-time watermarks, as Spark computes them: for each `withWatermark`, the maximum event time
@@ -50,11 +50,4 @@ export class WatermarkTracker {
     }
     return false;
   }
-}
-
-/** Merges per-task event-time statistics for one watermark input. */
-export function mergeStats(a: EventTimeStats | null, b: EventTimeStats | null): EventTimeStats | null {
-  if (!a) return b;
-  if (!b) return a;
-  return { min: Math.min(a.min, b.min), max: Math.max(a.max, b.max), sum: a.sum + b.sum, count: a.count + b.count };
 }

@@ -1,62 +1,45 @@
-import type { SourceDesc } from "../plan/logical.js";
-import type { InputSplit } from "../workers/protocol.js";
+import type { InputSplit } from "./input-split.js";
 
-/** A source offset: any JSON value; each source defines its own shape. Written as-is to the offsets log. */
+/** A source offset as the runtime holds it: JSON data whose shape only its source knows. */
 export type Offset = unknown;
 
 /**
- * A streaming source as the micro-batch loop sees it (Spark's `SupportsAdmissionControl` shape):
- * the driver asks for the latest offset it may read up to, records it in the offsets log, and
- * asks for the splits between two offsets. Reading the data happens in workers, from the splits.
+ * A streaming source as the micro-batch loop sees it (Spark's `SupportsAdmissionControl` shape),
+ * typed by its own offset `O` and split `S`: the driver asks for the latest offset it may read up
+ * to, records it in the offsets log, and asks for the splits between two offsets. Reading the
+ * data happens in workers, from the splits.
  */
-export interface StreamSource {
+export interface StreamSource<O = Offset, S extends InputSplit = InputSplit> {
   /** Shown as `sources[].description` in progress. */
   readonly description: string;
+  /**
+   * An offset read back from the checkpoint, checked for this source's shape; throws an Error
+   * saying what is wrong (the caller names the file).
+   */
+  parseOffset(value: unknown): O;
   /**
    * The offset before any data; batch 0 reads from here. Sources that resolve it against live
    * data (Kafka's "latest") record it in their folder under the checkpoint, so a query that
    * restarts before its first commit starts from the same place.
    */
-  initialOffset(): Offset | Promise<Offset>;
+  initialOffset(): O | Promise<O>;
   /**
    * The offset the next batch should end at, honouring rate limits (maxFilesPerTrigger...).
    * Equal to `start` when there is nothing new.
    */
-  latestOffset(start: Offset): Promise<Offset>;
+  latestOffset(start: O): Promise<O>;
   /** The newest offset available regardless of rate limits, for lag and availableNow. */
-  reportLatestOffset(): Promise<Offset>;
+  reportLatestOffset(): Promise<O>;
   /** Input splits covering (start, end]; one task each. */
-  planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]>;
+  planSplits(start: O, end: O): Promise<readonly S[]>;
   /** Called after batch `end` committed: data before it will not be asked for again. */
-  commit(end: Offset): void;
+  commit(end: O): void;
   /** Source-specific progress metrics for a batch that ended at `end` (Spark's `metrics` map). */
-  metrics?(end: Offset): Readonly<Record<string, string>>;
+  metrics?(end: O): Readonly<Record<string, string>>;
   /** Releases connections; called when the query stops. */
   stop(): Promise<void>;
 }
 
 export function sameOffset(a: Offset, b: Offset): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-export function describeSource(desc: SourceDesc): string {
-  switch (desc.format) {
-    case "memory":
-      return `MemoryStream[${desc.fields.map((f) => f.name).join(",")}]`;
-    case "rate":
-      return `RateStreamV2[rowsPerSecond=${desc.rowsPerSecond}, rampUpTimeSeconds=${desc.rampUpTimeMs / 1000}, numPartitions=${desc.numPartitions}]`;
-    case "json":
-      return `FileStreamSource[${desc.path}]`;
-    case "table":
-      return `Table[${desc.tableId}]`;
-    case "kafka":
-      return `KafkaV2[${kafkaStrategyText(desc.options)}]`;
-  }
-}
-
-/** Spark's description of a Kafka subscription: Subscribe[a,b], SubscribePattern[x.*], Assign[a-0]. */
-export function kafkaStrategyText(o: { subscribe?: string; subscribePattern?: string; assign?: string }): string {
-  if (o.subscribe !== undefined) return `Subscribe[${o.subscribe.split(",").map((t) => t.trim()).join(",")}]`;
-  if (o.subscribePattern !== undefined) return `SubscribePattern[${o.subscribePattern}]`;
-  return `Assign[${o.assign}]`;
 }

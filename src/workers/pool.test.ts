@@ -10,11 +10,11 @@ import { rowsOf, sampleBatch } from "./testing/sample-batch.js";
 const echoModule = new URL("./testing/echo-task.ts", import.meta.url).href;
 const flakyModule = new URL("./testing/flaky-task.ts", import.meta.url).href;
 
-const pipeline = { sourceIndex: 0, source: { format: "memory" }, steps: [], outputFields: [] } as unknown as InputPipeline;
+const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
 const context = { batchId: 0, watermarkMs: null, batchTimestampMs: 0 };
 
 function echoTask(control: EchoControl = {}): Task {
-  return { pipeline, split: { kind: "batch", batch: sampleBatch() }, context, staticTables: { echo: control } };
+  return { pipeline, split: { kind: "batch", batch: sampleBatch() }, context, outputMode: "append", staticTables: { echo: control } };
 }
 
 function flakyTask(failures: number, how: FlakyControl["how"]): { task: Task; log: Int32Array } {

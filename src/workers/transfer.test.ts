@@ -26,7 +26,7 @@ function buffersOf(p: PackedBatch): ArrayBufferView[] {
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
-const pipeline = { sourceIndex: 0, source: { format: "memory" }, steps: [], outputFields: [] } as unknown as InputPipeline;
+const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
 const context = { batchId: 3, watermarkMs: null, batchTimestampMs: 1000 };
 
 function slicedBatch(): Batch {
@@ -57,7 +57,7 @@ describe("packBatch / unpackBatch", () => {
     const bigSlice = float64Column(new Float64Array(n + 30).map((_, i) => -i)).slice(10, n);
     const flags = boolColumn(new Uint8Array(n).fill(1), bitmap, nullCount); // 12.5 KB of bits
     const batch = makeBatch([field("big", "float64"), field("slice", "float64"), field("flag", "boolean")], [big, bigSlice, flags]);
-    const { payload, transfer } = packTask({ pipeline, split: { kind: "batch", batch }, context, staticTables: {} });
+    const { payload, transfer } = packTask({ pipeline, split: { kind: "batch", batch }, context, outputMode: "append", staticTables: {} });
     // The big whole buffer is moved as is; the big slice and the small buffers share one arena.
     expect(transfer).toHaveLength(2);
     expect(transfer).toContain(big.values.buffer);
@@ -117,7 +117,7 @@ describe("packTask / packResult", () => {
   it("round-trips a batch split and leaves other splits as plain data", () => {
     const batch = sampleBatch();
     const expected = rowsOf(batch);
-    const task: Task = { pipeline, split: { kind: "batch", batch }, context, staticTables: { t: { n: 1 } } };
+    const task: Task = { pipeline, split: { kind: "batch", batch }, context, outputMode: "append", staticTables: { t: { n: 1 } } };
     const { payload, transfer } = packTask(task);
     const back = unpackTask(post(payload, transfer));
     expect(back.split.kind === "batch" && rowsOf(back.split.batch)).toEqual(expected);

@@ -1,8 +1,9 @@
 import * as arrow from "apache-arrow";
 import type { Batch } from "../batch/batch.js";
-import type { InputPipeline } from "../planner/physical.js";
 import type { Fields } from "../types/dtype.js";
-import type { InputSplit, Task, TaskContext, TaskMetrics, TaskResult } from "./protocol.js";
+import type { TaskMetrics } from "../batch/task-metrics.js";
+import type { InputSplit } from "../sources/input-split.js";
+import type { Task, TaskResult } from "./protocol.js";
 
 /**
  * Batches across the thread boundary. Arrow JS objects do not survive structured clone (their
@@ -56,12 +57,8 @@ export interface PackedBatch {
 
 export type PackedSplit = Exclude<InputSplit, { readonly kind: "batch" }> | { readonly kind: "batch"; readonly batch: PackedBatch };
 
-export interface PackedTask {
-  readonly pipeline: InputPipeline;
-  readonly split: PackedSplit;
-  readonly context: TaskContext;
-  readonly staticTables: Readonly<Record<string, unknown>>;
-}
+/** A task as posted to a worker: its split's buffers packed, everything else plain data already. */
+export type PackedTask = Omit<Task, "split"> & { readonly split: PackedSplit };
 
 export interface PackedResult {
   readonly batch: PackedBatch;
@@ -173,13 +170,13 @@ export function unpackBatch(p: PackedBatch): Batch {
 export function packTask(task: Task, handoff: Handoff = "transfer"): Packed<PackedTask> {
   const buffers = new BufferHandoff(handoff);
   const split: PackedSplit = task.split.kind === "batch" ? { kind: "batch", batch: packBatchWith(task.split.batch, buffers) } : task.split;
-  const payload: PackedTask = { pipeline: task.pipeline, split, context: task.context, staticTables: task.staticTables };
+  const payload: PackedTask = { ...task, split };
   return { payload, transfer: buffers.transfer };
 }
 
 export function unpackTask(p: PackedTask): Task {
   const split: InputSplit = p.split.kind === "batch" ? { kind: "batch", batch: unpackBatch(p.split.batch) } : p.split;
-  return { pipeline: p.pipeline, split, context: p.context, staticTables: p.staticTables };
+  return { ...p, split };
 }
 
 export function packResult(result: TaskResult, handoff: Handoff = "transfer"): Packed<PackedResult> {

@@ -2,7 +2,7 @@ export { listFiles, isDataFileName } from "./list-files.js";
 export type { ListedFile, ListFilesOptions } from "./list-files.js";
 export { globToRegExp } from "./glob.js";
 export { planFileSplits } from "./plan-splits.js";
-export type { FileSplit } from "./plan-splits.js";
+export type { FileSplit } from "./file-split.js";
 export { readSplit, readSplitSync } from "./read-split.js";
 export type { ByteRange, SplitBytes } from "./read-split.js";
 export { lineNumberAt, lineNumberAtSync } from "./line-number.js";

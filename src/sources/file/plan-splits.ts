@@ -1,7 +1,5 @@
 import { OptionError } from "../../errors/errors.js";
-import type { InputSplit } from "../../workers/protocol.js";
-
-export type FileSplit = Extract<InputSplit, { kind: "file" }>;
+import type { FileSplit } from "./file-split.js";
 
 /**
  * Cuts files into byte ranges of about `targetSplitBytes` so that a big file is decoded by several

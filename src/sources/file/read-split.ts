@@ -1,4 +1,4 @@
-import type { FileSplit } from "./plan-splits.js";
+import type { FileSplit } from "./file-split.js";
 import type { ReadPlan } from "./file-reads.js";
 import { readFileAsync, readFileSync, readFully } from "./file-reads.js";
 

@@ -1,8 +1,10 @@
+import { z } from "zod";
 import { BatchLog } from "../../checkpoint/batch-log.js";
-import type { JsonReadOptions } from "../../plan/logical.js";
-import type { InputSplit } from "../../workers/protocol.js";
+import type { FileSplit } from "../file/file-split.js";
 import { listFiles, planFileSplits } from "../file/index.js";
-import type { Offset, StreamSource } from "../source.js";
+import type { StreamSource } from "../source.js";
+import type { JsonReadOptions } from "./json-desc.js";
+import { jsonKind } from "./json-kind.js";
 
 interface SeenFile {
   readonly path: string;
@@ -15,7 +17,10 @@ interface SeenFile {
  * checkpoint (`sources/<i>/<n>`), so a restarted query reads exactly the same files per batch.
  * The offset is the number of log entries.
  */
-export class JsonFileStreamSource implements StreamSource {
+/** The offset: how many entries the source's log has (batches that admitted files). */
+const logLength = z.number().int().min(0);
+
+export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
   readonly description: string;
   private readonly log: BatchLog<SeenFile[]>;
   private seen: Set<string> | null = null;
@@ -23,14 +28,18 @@ export class JsonFileStreamSource implements StreamSource {
 
   constructor(
     private readonly dir: string,
-    private readonly options: JsonReadOptions & { readonly maxPartitionBytes: number },
+    private readonly options: JsonReadOptions,
     logDir: string,
   ) {
-    this.description = `FileStreamSource[${dir}]`;
+    this.description = jsonKind.describe({ format: "json", path: dir, fields: [], options });
     this.log = new BatchLog(logDir);
   }
 
-  initialOffset(): Offset {
+  parseOffset(value: unknown): number {
+    return logLength.parse(value);
+  }
+
+  initialOffset(): number {
     return 0;
   }
 
@@ -52,8 +61,7 @@ export class JsonFileStreamSource implements StreamSource {
     return files.filter((f) => !seen.has(f.path)).map((f) => ({ path: f.path, size: f.size }));
   }
 
-  async latestOffset(start: Offset): Promise<Offset> {
-    const from = start as number;
+  async latestOffset(from: number): Promise<number> {
     await this.load();
     // A batch planned before a crash already has its entry: reuse it so the re-run reads the same files.
     if (this.entries.has(from + 1)) return from + 1;
@@ -69,17 +77,17 @@ export class JsonFileStreamSource implements StreamSource {
     return from + 1;
   }
 
-  async reportLatestOffset(): Promise<Offset> {
+  async reportLatestOffset(): Promise<number> {
     await this.load();
     const pending = (await this.newFiles()).length;
     const logged = this.entries.size;
     return pending > 0 ? logged + 1 : logged;
   }
 
-  async planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]> {
+  async planSplits(start: number, end: number): Promise<readonly FileSplit[]> {
     await this.load();
     const files: SeenFile[] = [];
-    for (let id = (start as number) + 1; id <= (end as number); id++) files.push(...(this.entries.get(id) ?? []));
+    for (let id = start + 1; id <= end; id++) files.push(...(this.entries.get(id) ?? []));
     return planFileSplits(files, this.options.maxPartitionBytes);
   }
 

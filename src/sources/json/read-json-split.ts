@@ -1,12 +1,13 @@
 import type { Batch } from "../../batch/batch.js";
-import type { SourceDesc } from "../../plan/logical.js";
-import type { InputSplit, TaskMetrics } from "../../workers/protocol.js";
+import type { TaskMetrics } from "../../batch/task-metrics.js";
+import type { FileSplit } from "../file/file-split.js";
 import { decodeFileSplit } from "../file/index.js";
+import type { JsonSourceDesc } from "./json-desc.js";
 
 /** Reads a byte range of a JSON-lines file and decodes it straight into columns. */
 export async function readJsonSplit(
-  split: Extract<InputSplit, { kind: "file" }>,
-  source: Extract<SourceDesc, { format: "json" }>,
+  split: FileSplit,
+  source: JsonSourceDesc,
   metrics: TaskMetrics,
 ): Promise<Batch> {
   const result = await decodeFileSplit(split, source.fields, {

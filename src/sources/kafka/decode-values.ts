@@ -1,7 +1,7 @@
 import { type Batch, makeBatch, readNumbers, readValidity } from "../../batch/batch.js";
 import { decodeJsonValues } from "../../formats/index.js";
 import { gatherColumn } from "../../kernels/gather.js";
-import type { KafkaValueDecoding } from "../../workers/protocol.js";
+import type { KafkaValueDecoding } from "./kafka-split.js";
 import { sendToDeadLetterTopic } from "./dead-letter.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
 

@@ -1,7 +1,7 @@
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { OptionError } from "../../errors/errors.js";
 import type { Fields } from "../../types/dtype.js";
-import type { InputSplit } from "../../workers/protocol.js";
+import type { KafkaSplit } from "./kafka-split.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
 import type { KafkaMetadata, SubscriptionStrategy } from "./kafka-metadata.js";
 import { type OffsetRange, splitRanges } from "./offset-ranges.js";
@@ -101,7 +101,7 @@ export async function resolveOffsetSpec(
 }
 
 /** One task per (split) offset range. */
-export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], valueFields: Fields | null): InputSplit[] {
+export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], valueFields: Fields | null): KafkaSplit[] {
   const connection = connectionOf(o);
   const values = valueFields
     ? { fields: valueFields, mode: o.mode, columnNameOfCorruptRecord: o.columnNameOfCorruptRecord, deadLetterTopic: o.deadLetterTopic ?? null }

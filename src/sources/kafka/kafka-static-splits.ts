@@ -1,12 +1,12 @@
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import type { Fields } from "../../types/dtype.js";
-import type { InputSplit } from "../../workers/protocol.js";
+import type { KafkaSplit } from "./kafka-split.js";
 import { KafkaMetadata } from "./kafka-metadata.js";
 import { connectionOf, kafkaSplits, resolveOffsetSpec, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
 import { tpKey } from "./partition-offsets.js";
 
 /** A batch read of Kafka (`read.format("kafka")`): startingOffsets (default earliest) to endingOffsets (default latest). */
-export async function kafkaStaticSplits(o: KafkaSourceOptions, valueFields: Fields | null): Promise<InputSplit[]> {
+export async function kafkaStaticSplits(o: KafkaSourceOptions, valueFields: Fields | null): Promise<KafkaSplit[]> {
   const metadata = new KafkaMetadata(connectionOf(o));
   const partitions = await metadata.partitions(strategyOf(o));
   const start = await resolveStartingOffsets(o, partitions, metadata, "earliest");

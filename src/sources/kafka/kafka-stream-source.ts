@@ -2,10 +2,11 @@ import * as path from "node:path";
 import { BatchLog } from "../../checkpoint/batch-log.js";
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { SluiceError } from "../../errors/errors.js";
+import { z } from "zod";
 import type { Fields } from "../../types/dtype.js";
-import type { InputSplit } from "../../workers/protocol.js";
-import type { Offset, StreamSource } from "../source.js";
-import { kafkaStrategyText } from "../source.js";
+import type { StreamSource } from "../source.js";
+import { kafkaKind } from "./kafka-kind.js";
+import type { KafkaSplit } from "./kafka-split.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KafkaMetadata, type SubscriptionStrategy } from "./kafka-metadata.js";
 import { connectionOf, kafkaSplits, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
@@ -17,7 +18,10 @@ import { type PartitionOffsets, partitionsOf, type TopicPartition, toPartitionOf
  * (rate limits included) and records it in the offsets log; workers fetch exactly those ranges.
  * Offsets never live in a consumer group (optionally they are also published to one).
  */
-export class KafkaStreamSource implements StreamSource {
+/** Offsets as Spark's Kafka source logs them: `{"topic":{"0":23,"1":7}}`. */
+const partitionOffsetsSchema = z.record(z.string(), z.record(z.string().regex(/^\d+$/, "partition numbers are whole numbers"), z.number().int().min(0)));
+
+export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSplit> {
   readonly description: string;
   private readonly metadata: KafkaMetadata;
   private readonly strategy: SubscriptionStrategy;
@@ -33,7 +37,7 @@ export class KafkaStreamSource implements StreamSource {
     sourceDir: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.description = `KafkaV2[${kafkaStrategyText(options)}]`;
+    this.description = kafkaKind.describe({ format: "kafka", options, valueFields, fields: [] });
     this.metadata = new KafkaMetadata(connectionOf(options));
     this.strategy = strategyOf(options);
     this.initialLog = new BatchLog(path.join(sourceDir, "initial"));
@@ -41,8 +45,12 @@ export class KafkaStreamSource implements StreamSource {
     this.lastTriggerMs = now();
   }
 
+  parseOffset(value: unknown): PartitionOffsets {
+    return partitionOffsetsSchema.parse(value);
+  }
+
   /** Resolved once and written under the checkpoint, so "latest" means the same after a restart. */
-  async initialOffset(): Promise<Offset> {
+  async initialOffset(): Promise<PartitionOffsets> {
     const logged = await this.initialLog.get(0);
     if (logged) return logged;
     const partitions = await this.metadata.partitions(this.strategy);
@@ -56,8 +64,7 @@ export class KafkaStreamSource implements StreamSource {
     return (await this.initialLog.get(0))!;
   }
 
-  async latestOffset(start: Offset): Promise<Offset> {
-    const from = start as PartitionOffsets;
+  async latestOffset(from: PartitionOffsets): Promise<PartitionOffsets> {
     const candidates = await this.metadata.partitions(this.strategy);
     const latest = await this.metadata.latest(candidates);
     this.latestSeen = latest;
@@ -92,30 +99,29 @@ export class KafkaStreamSource implements StreamSource {
     return result;
   }
 
-  async reportLatestOffset(): Promise<Offset> {
+  async reportLatestOffset(): Promise<PartitionOffsets> {
     return toPartitionOffsets([...this.latestSeen].map(([k, o]) => [parseKey(k), o] as const));
   }
 
-  metrics(end: Offset): Record<string, string> {
-    const endMap = new Map(partitionsOf(end as PartitionOffsets).map((tp) => [tpKey(tp), (end as PartitionOffsets)[tp.topic]![String(tp.partition)]!]));
+  metrics(end: PartitionOffsets): Record<string, string> {
+    const endMap = new Map(partitionsOf(end).map((tp) => [tpKey(tp), end[tp.topic]![String(tp.partition)]!]));
     return lagMetrics(endMap, this.latestSeen);
   }
 
-  async planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]> {
-    const from = start as PartitionOffsets;
-    const to = partitionsOf(end as PartitionOffsets);
+  async planSplits(from: PartitionOffsets, end: PartitionOffsets): Promise<readonly KafkaSplit[]> {
+    const to = partitionsOf(end);
     const fresh = to.filter((tp) => from[tp.topic]?.[String(tp.partition)] === undefined);
     const earliestFresh = fresh.length ? await this.metadata.earliest(fresh) : new Map<string, number>();
     const ranges: OffsetRange[] = to.map((tp) => ({
       ...tp,
       start: from[tp.topic]?.[String(tp.partition)] ?? earliestFresh.get(tpKey(tp))!,
-      end: (end as PartitionOffsets)[tp.topic]![String(tp.partition)]!,
+      end: end[tp.topic]![String(tp.partition)]!,
     }));
     return kafkaSplits(this.options, ranges, this.valueFields);
   }
 
-  commit(end: Offset): void {
-    this.group?.commit(end as PartitionOffsets);
+  commit(end: PartitionOffsets): void {
+    this.group?.commit(end);
   }
 
   async stop(): Promise<void> {

@@ -1,6 +1,6 @@
 import { emptyBatch, type Batch } from "../../batch/batch.js";
 import { SluiceError } from "../../errors/errors.js";
-import type { InputSplit, TaskMetrics } from "../../workers/protocol.js";
+import type { TaskMetrics } from "../../batch/task-metrics.js";
 import { decodeKafkaValues } from "./decode-values.js";
 import { fetchPartitionRaw, KAFKA_ERRORS, type RawPartitionFetch } from "./fetch-raw.js";
 import { scanNextOffset } from "./record-batch/scan-next-offset.js";
@@ -8,8 +8,7 @@ import { clusterFor, isolationCode } from "./kafka-cluster.js";
 import { kafkaFields } from "./kafka-fields.js";
 import type { KafkaColumnSink } from "./record-batch/columns.js";
 import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
-
-type KafkaSplit = Extract<InputSplit, { kind: "kafka" }>;
+import type { KafkaSplit } from "./kafka-split.js";
 
 /** Fetches that made no progress in a row before a task gives up (leader moves, empty responses). */
 const MAX_STALLS = 8;

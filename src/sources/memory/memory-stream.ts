@@ -2,9 +2,11 @@ import type { Batch } from "../../batch/batch.js";
 import { rowsToBatch } from "../../batch/rows.js";
 import type { RowOf, SchemaShape } from "../../types/dtype.js";
 import type { Fields } from "../../types/dtype.js";
-import type { InputSplit } from "../../workers/protocol.js";
-import type { Offset, StreamSource } from "../source.js";
+import { z } from "zod";
 import { SluiceError } from "../../errors/errors.js";
+import type { BatchSplit } from "../batch-split.js";
+import type { StreamSource } from "../source.js";
+import { memoryKind } from "./memory-kind.js";
 
 let nextStreamId = 0;
 
@@ -40,28 +42,33 @@ export class MemoryStreamData<S extends SchemaShape = SchemaShape> {
   }
 }
 
-export class MemoryStreamSource implements StreamSource {
+/** A memory stream's offset: the number of blocks added. */
+const blockCount = z.number().int().min(0);
+
+export class MemoryStreamSource implements StreamSource<number, BatchSplit> {
   readonly description: string;
 
   constructor(private readonly data: MemoryStreamData) {
-    this.description = `MemoryStream[${data.fields.map((f) => f.name).join(",")}]`;
+    this.description = memoryKind.describe({ format: "memory", streamId: data.id, fields: data.fields });
   }
 
-  initialOffset(): Offset {
+  parseOffset(value: unknown): number {
+    return blockCount.parse(value);
+  }
+
+  initialOffset(): number {
     return 0;
   }
 
-  async latestOffset(): Promise<Offset> {
+  async latestOffset(): Promise<number> {
     return this.data.latest;
   }
 
-  async reportLatestOffset(): Promise<Offset> {
+  async reportLatestOffset(): Promise<number> {
     return this.data.latest;
   }
 
-  async planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]> {
-    const s = start as number;
-    const e = end as number;
+  async planSplits(s: number, e: number): Promise<readonly BatchSplit[]> {
     if (e > this.data.latest) {
       throw new SluiceError(`memory stream offset ${e} is beyond the data it holds (${this.data.latest} blocks); was the stream recreated?`);
     }

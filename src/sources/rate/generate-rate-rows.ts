@@ -1,6 +1,6 @@
 import { type Batch, int64Column, makeBatch, timestampColumn } from "../../batch/batch.js";
 import type { Fields } from "../../types/dtype.js";
-import type { InputSplit } from "../../workers/protocol.js";
+import type { RateSplit } from "./rate-desc.js";
 
 export const RATE_FIELDS: Fields = [
   { name: "timestamp", type: "timestamp", nullable: false },
@@ -11,7 +11,7 @@ export const RATE_FIELDS: Fields = [
  * The rows of one rate-source partition: every value v in [startSeq, endSeq) with
  * v mod numPartitions = partition, stamped startTime + v / rowsPerSecond seconds.
  */
-export function generateRateRows(split: Extract<InputSplit, { kind: "rate" }>): Batch {
+export function generateRateRows(split: RateSplit): Batch {
   const { partition, numPartitions, startSeq, endSeq, rowsPerSecond, startTimeMs } = split;
   const first = startSeq + ((partition - (startSeq % numPartitions) + numPartitions) % numPartitions);
   const n = first >= endSeq ? 0 : Math.ceil((endSeq - first) / numPartitions);

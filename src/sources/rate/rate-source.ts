@@ -1,17 +1,11 @@
-import type { InputSplit } from "../../workers/protocol.js";
-import type { Offset, StreamSource } from "../source.js";
-
-export interface RateOptions {
-  readonly rowsPerSecond: number;
-  readonly numPartitions: number;
-  readonly rampUpTimeMs: number;
-}
+import { z } from "zod";
+import type { StreamSource } from "../source.js";
+import type { RateSourceDesc, RateSplit } from "./rate-desc.js";
+import { rateKind } from "./rate-kind.js";
 
 /** Rate source offset: whole seconds elapsed since the query first read the source. */
-interface RateOffset {
-  readonly seconds: number;
-  readonly startTimeMs: number;
-}
+const rateOffsetSchema = z.object({ seconds: z.number().int().min(0), startTimeMs: z.number().int() }).strict();
+type RateOffset = z.infer<typeof rateOffsetSchema>;
 
 /**
  * Spark's rate source: `rowsPerSecond` rows per second with columns `timestamp` and `value`,
@@ -19,18 +13,22 @@ interface RateOffset {
  * [s * rate, (s + 1) * rate), their timestamps spread evenly over that second. Rows are
  * generated inside the worker from the split, so nothing but two numbers crosses threads.
  */
-export class RateStreamSource implements StreamSource {
+export class RateStreamSource implements StreamSource<RateOffset, RateSplit> {
   readonly description: string;
   private startTimeMs: number | null = null;
 
   constructor(
-    private readonly options: RateOptions,
+    private readonly options: RateSourceDesc,
     private readonly now: () => number = Date.now,
   ) {
-    this.description = `RateStreamV2[rowsPerSecond=${options.rowsPerSecond}, rampUpTimeSeconds=${options.rampUpTimeMs / 1000}, numPartitions=${options.numPartitions}]`;
+    this.description = rateKind.describe(options);
   }
 
-  initialOffset(): Offset {
+  parseOffset(value: unknown): RateOffset {
+    return rateOffsetSchema.parse(value);
+  }
+
+  initialOffset(): RateOffset {
     return { seconds: 0, startTimeMs: this.start() };
   }
 
@@ -39,14 +37,13 @@ export class RateStreamSource implements StreamSource {
     return this.startTimeMs;
   }
 
-  async latestOffset(start: Offset): Promise<Offset> {
-    const from = start as RateOffset;
+  async latestOffset(from: RateOffset): Promise<RateOffset> {
     // A restarted query keeps the start time recorded in its offsets.
     this.startTimeMs = from.startTimeMs;
     return { seconds: Math.max(from.seconds, Math.floor((this.now() - from.startTimeMs) / 1000)), startTimeMs: from.startTimeMs };
   }
 
-  async reportLatestOffset(): Promise<Offset> {
+  async reportLatestOffset(): Promise<RateOffset> {
     const start = this.start();
     return { seconds: Math.floor((this.now() - start) / 1000), startTimeMs: start };
   }
@@ -60,9 +57,7 @@ export class RateStreamSource implements StreamSource {
     return this.valuesBy(ramp) + (seconds - ramp) * rate;
   }
 
-  async planSplits(start: Offset, end: Offset): Promise<readonly InputSplit[]> {
-    const s = start as RateOffset;
-    const e = end as RateOffset;
+  async planSplits(s: RateOffset, e: RateOffset): Promise<readonly RateSplit[]> {
     const startSeq = this.valuesBy(s.seconds);
     const endSeq = this.valuesBy(e.seconds);
     if (endSeq <= startSeq) return [];

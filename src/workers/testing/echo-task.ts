@@ -1,6 +1,7 @@
 import { threadId } from "node:worker_threads";
 import { emptyBatch } from "../../batch/batch.js";
-import { emptyMetrics, type Task, type TaskResult } from "../protocol.js";
+import { emptyMetrics } from "../../batch/task-metrics.js";
+import type { Task, TaskResult } from "../protocol.js";
 
 /**
  * Test task module: returns its input batch unchanged. `staticTables.echo` may ask it to sleep

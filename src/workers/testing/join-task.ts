@@ -1,7 +1,8 @@
 import { threadId } from "node:worker_threads";
 import { emptyBatch } from "../../batch/batch.js";
-import { probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "../../operators/static-join.js";
-import { emptyMetrics, type Task, type TaskResult } from "../protocol.js";
+import { probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "../../operators/static-join-exec.js";
+import { emptyMetrics } from "../../batch/task-metrics.js";
+import type { Task, TaskResult } from "../protocol.js";
 
 /**
  * Test task module: probes a static join table with the task's input batch and logs, per task

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { partialFields } from "./aggregate-layout.js";
-import { partialAggregate } from "./partial-aggregate.js";
+import { partialAggregate } from "./partial-aggregate-exec.js";
 import { aggregateSpec, batchOf, field, plainRows } from "./test-support.js";
 
 const valueFields = [field("k", "string"), field("v", "float64"), field("s", "string")];

@@ -1,9 +1,22 @@
-import * as arrow from "apache-arrow";
+import type * as arrow from "apache-arrow";
 import { type Batch, makeBatch, readValidity } from "../batch/batch.js";
 import type { Expr } from "../expr/ast.js";
-import { evaluate, projectBatch } from "../expr/compile.js";
+import { evaluate, projectionFields } from "../expr/compile.js";
 import { decodeJsonValues } from "../formats/index.js";
 import type { Field } from "../types/dtype.js";
+import { BaseExec } from "./exec.js";
+
+/**
+ * One output column per expression, named by `outputField`; a column that passes through is the
+ * input's own `Data` (zero-copy).
+ */
+export function projectBatch(batch: Batch, exprs: readonly Expr[]): Batch {
+  return makeBatch(
+    projectionFields(exprs, batch.fields),
+    exprs.map((e) => evaluate(e, batch)),
+    batch.numRows,
+  );
+}
 
 /**
  * `select`: each expression gives one column, except `from_json(col, schema)`, which parses the
@@ -33,4 +46,15 @@ export function project(batch: Batch, exprs: readonly Expr[]): Batch {
     });
   }
   return makeBatch(fields, columns, batch.numRows);
+}
+
+/** `select` / `withColumn` / `drop` and the planner's own projections. */
+export class ProjectExec extends BaseExec {
+  constructor(readonly exprs: readonly Expr[]) {
+    super();
+  }
+
+  process(batch: Batch): Batch {
+    return project(batch, this.exprs);
+  }
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Batch } from "../batch/batch.js";
 import { InMemoryStateStoreProvider } from "../state/in-memory-provider.js";
-import { StatefulAggregateExec } from "./aggregate-exec.js";
-import { partialAggregate } from "./partial-aggregate.js";
-import { aggregateRunner, aggregateSpec, batchOf, field, plainRows } from "./test-support.js";
+import { emptyBatch } from "../batch/batch.js";
+import { partialAggregate, partialFields } from "./partial-aggregate-exec.js";
+import { aggregateExec, aggregateRunner, aggregateSpec, batchOf, field, plainRows, testContext } from "./test-support.js";
 
 const eventFields = [field("k", "string"), field("t", "timestamp"), field("x", "int32")];
 const events = (rows: [string | null, number, number | null][]) => batchOf(eventFields, rows.map(([k, t, x]) => ({ k, t, x })));
@@ -19,7 +19,7 @@ const windowedSpec = aggregateSpec({
   eventTimeKey: "window",
 });
 
-describe("StatefulAggregateExec: final values", () => {
+describe("AggregateStateExec: final values", () => {
   it("finishes every aggregate with its final type; all-null groups give null, count counts non-nulls", () => {
     const spec = aggregateSpec({
       keys: [field("k", "string")],
@@ -101,7 +101,7 @@ function generatedRows(n: number) {
   return rows;
 }
 
-describe("StatefulAggregateExec: partial + final equals one-shot aggregation", () => {
+describe("AggregateStateExec: partial + final equals one-shot aggregation", () => {
   const fields = [field("k", "string"), field("t", "timestamp"), field("x", "int32"), field("s", "string")];
   const spec = aggregateSpec({
     keys: [field("k", "string")],
@@ -174,7 +174,7 @@ describe("StatefulAggregateExec: partial + final equals one-shot aggregation", (
   });
 });
 
-describe("StatefulAggregateExec: output modes with a moving watermark", () => {
+describe("AggregateStateExec: output modes with a moving watermark", () => {
   /** Batches of the scenario; watermarks null, 5, 12, 30 (the last batch has no data). */
   const scenario: [Batch[], number | null][] = [
     [[events([["a", 1, 1], ["a", 2, 2], ["a", 11, 3]])], null],
@@ -219,8 +219,10 @@ describe("StatefulAggregateExec: output modes with a moving watermark", () => {
     expect(r.batch([], 10).rows).toEqual([w(0, 1, 1)]);
     // A partial made without the watermark still carries the evicted window [0, 10): 2 input rows.
     const partial = partialAggregate(events([["a", 2, 1], ["a", 3, 1], ["a", 14, 1]]), windowedSpec, null).batch;
-    r.exec.processPartials([partial]);
-    const { output, metrics } = r.exec.finishBatch(20, 2);
+    r.exec.process(partial);
+    const output = r.exec.onWatermark(20);
+    r.exec.commit(2);
+    const metrics = r.exec.lastMetrics()!;
     expect(plainRows(output)).toEqual([w(10, 1, 1)]);
     expect([metrics.numRowsDroppedByWatermark, metrics.numRowsTotal]).toEqual([2, 0]);
   });
@@ -244,7 +246,7 @@ describe("StatefulAggregateExec: output modes with a moving watermark", () => {
   });
 });
 
-describe("StatefulAggregateExec: recovery", () => {
+describe("AggregateStateExec: recovery", () => {
   it("continues from the last committed version after a restart, and re-runs a batch from the version before it", () => {
     const provider = new InMemoryStateStoreProvider();
     const first = aggregateRunner(windowedSpec, "update", provider.load(7, -1));
@@ -259,11 +261,13 @@ describe("StatefulAggregateExec: recovery", () => {
   });
 
   it("requires each finished batch to be committed before the next one", () => {
-    const exec = new StatefulAggregateExec(windowedSpec, "update", new InMemoryStateStoreProvider().load(0, -1));
-    exec.processPartials([]);
-    exec.finishBatch(null);
-    expect(() => exec.processPartials([])).toThrow(/not committed/);
+    const exec = aggregateExec(windowedSpec);
+    exec.open(testContext({ mode: "update" }));
+    const nothing = emptyBatch(partialFields(windowedSpec));
+    exec.process(nothing);
+    exec.onWatermark(null);
+    expect(() => exec.process(nothing)).toThrow(/not committed/);
     exec.commit(0);
-    expect(() => exec.processPartials([])).not.toThrow();
+    expect(() => exec.process(nothing)).not.toThrow();
   });
 });

@@ -8,6 +8,7 @@ import { assignWindows, isLate } from "../kernels/window.js";
 import type { AggregateSpec } from "../planner/physical.js";
 import { aggregateLayout, partialFields, type AggregateLayout } from "./aggregate-layout.js";
 import { accumulatePartial } from "./partial-accumulators.js";
+import { BaseExec } from "./exec.js";
 
 /** The partial layout, for pipelines' `outputFields` and for the driver (see `aggregate-layout.ts`). */
 export { partialFields };
@@ -56,6 +57,22 @@ export function partialAggregate(batch: Batch, spec: AggregateSpec, watermarkMs:
     }
     case "session":
       return sessionRows(layout, batch, plain, times, valid, window.gapMs, late);
+  }
+}
+
+/**
+ * The worker half of `groupBy(...).agg(...)` (Spark's partial HashAggregateExec): one partial row
+ * per group of the task's split; rows late by the batch's watermark are dropped and counted.
+ */
+export class PartialAggregateExec extends BaseExec {
+  constructor(readonly spec: AggregateSpec) {
+    super();
+  }
+
+  process(batch: Batch): Batch {
+    const out = partialAggregate(batch, this.spec, this.ctx.batch.watermarkMs);
+    this.ctx.metrics.numRowsDroppedByWatermark += out.numRowsDroppedByWatermark;
+    return out.batch;
   }
 }
 

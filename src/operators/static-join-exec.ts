@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { columnIndex, makeBatch, type Batch } from "../batch/batch.js";
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, InternalError } from "../errors/errors.js";
 import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
 import { buildJoinHashTable, probeJoinHashTable, type JoinHashTable } from "../kernels/join-hash.js";
 import { keyColumn, shareKeyColumn, type KeyColumn } from "../kernels/join-hash-keys.js";
+import type { JoinType } from "../plan/logical.js";
 import type { Field } from "../types/dtype.js";
 import { packBatch, unpackBatch, type PackedBatch } from "../workers/transfer.js";
+import { BaseExec } from "./exec.js";
 
 /**
  * Stream-static equi-join. The static side is read once per query and turned into a hash table
@@ -76,6 +78,26 @@ export function probeStaticJoin(stream: Batch, table: StaticJoinTable, on: reado
   // A left join's unmatched stream row has build row -1: nulls on the static side.
   const staticColumns = carried.map((i) => gatherOrNull(staticBatch.columns[i]!, buildRows));
   return makeBatch([...stream.fields, ...staticFields], [...streamColumns, ...staticColumns], count);
+}
+
+/**
+ * Probes a stream-static join's shared hash table with each batch of the stream side (the table,
+ * built once per query, comes through the context's static tables).
+ */
+export class StaticJoinExec extends BaseExec {
+  constructor(
+    readonly tableId: string,
+    readonly on: readonly string[],
+    readonly joinType: JoinType,
+  ) {
+    super();
+  }
+
+  process(batch: Batch): Batch {
+    const table = this.ctx.staticTables[this.tableId] as StaticJoinTable | undefined;
+    if (table === undefined) throw new InternalError(`static join table ${this.tableId} was not built for this query`);
+    return probeStaticJoin(batch, table, this.on, this.joinType);
+  }
 }
 
 function checkKeyField(field: Field): void {

@@ -3,8 +3,9 @@ import { emptyBatch, field } from "../batch/batch.js";
 import { batchToRows, rowsToBatch } from "../batch/rows.js";
 import { AnalysisError } from "../errors/errors.js";
 import type { Fields } from "../types/dtype.js";
-import type { Expr } from "./ast.js";
-import { filterBatch, projectBatch } from "./compile.js";
+import type { Expr } from "../expr/ast.js";
+import { filterBatch } from "./filter-exec.js";
+import { projectBatch } from "./project-exec.js";
 
 const col = (name: string): Expr => ({ kind: "col", name });
 

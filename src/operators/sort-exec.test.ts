@@ -3,7 +3,8 @@ import { field } from "../batch/batch.js";
 import { batchToRows, rowsToBatch } from "../batch/rows.js";
 import type { Expr } from "../expr/ast.js";
 import type { SortKey } from "../plan/logical.js";
-import { limitBatch, sortBatch } from "./sort.js";
+import { limitBatch } from "./limit-exec.js";
+import { sortBatch } from "./sort-exec.js";
 
 const by = (name: string, ascending = true): SortKey => ({ expr: { kind: "col", name } as Expr, ascending });
 

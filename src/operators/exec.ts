@@ -1,0 +1,84 @@
+import type { Batch } from "../batch/batch.js";
+import type { OutputMode } from "../config/options.js";
+import { InternalError } from "../errors/errors.js";
+import type { StateStore } from "../state/state-store.js";
+import type { StateOperatorMetrics } from "./state-metrics.js";
+import type { TaskMetrics } from "../batch/task-metrics.js";
+
+/**
+ * The one lifecycle of every physical operator (DESIGN §12), stateless or stateful, in workers
+ * and on the driver:
+ *
+ *   open(ctx) -> process(batch)* -> onWatermark(ms) -> commit(version) -> ... -> close()
+ *
+ * A worker opens a stage's operators per task and runs one batch through them. The driver opens
+ * its operators once per run of a query and drives them batch after batch: `process` for every
+ * input batch of a micro-batch, `onWatermark` once when the micro-batch's input is done (emit
+ * what became final, evict what expired), `commit` once the sink has the batch's output.
+ */
+export interface Exec {
+  open(ctx: ExecContext): void;
+  /** Vectorized work on one batch; null when nothing comes out (yet). */
+  process(batch: Batch): Batch | null;
+  /** The micro-batch's input is done; `ms` is its watermark (null before any). */
+  onWatermark(ms: number | null): Batch | null;
+  /** The state written since the last commit is version `version` (Spark's batchId + 1). */
+  commit(version: number): void;
+  close(): void;
+}
+
+/** The micro-batch being run: read it while processing, since it advances between batches of a run. */
+export interface BatchInfo {
+  readonly batchId: number;
+  /** Watermark in force for this batch (epoch ms); null before any watermark exists. */
+  readonly watermarkMs: number | null;
+  readonly batchTimestampMs: number;
+}
+
+export interface ExecContext {
+  readonly batch: BatchInfo;
+  readonly outputMode: OutputMode;
+  /** Static join tables by id, as shared-memory handles (see static-join-table.ts). */
+  readonly staticTables: Readonly<Record<string, unknown>>;
+  /** Counters stateless operators add to (rows dropped as late, event-time statistics). */
+  readonly metrics: TaskMetrics;
+  /** The state store of stateful operator `operatorId`, at the version this run starts from. */
+  stateStore(operatorId: number): StateStore;
+}
+
+/** A stateful operator: its id (its position among the plan's stateful operators) and its figures. */
+export interface StatefulExec extends Exec {
+  readonly operatorId: number;
+  /** Spark's `StateOperatorProgress.operatorName`. */
+  readonly operatorName: string;
+  /** Figures of the last finished micro-batch (after `onWatermark`), commit time included after `commit`. */
+  lastMetrics(): StateOperatorMetrics | null;
+}
+
+export function isStateful(exec: Exec): exec is StatefulExec {
+  return typeof (exec as Partial<StatefulExec>).lastMetrics === "function";
+}
+
+/** No-op defaults for the lifecycle: an operator overrides what it takes part in. */
+export abstract class BaseExec implements Exec {
+  private context: ExecContext | null = null;
+
+  open(ctx: ExecContext): void {
+    this.context = ctx;
+  }
+
+  protected get ctx(): ExecContext {
+    if (this.context === null) throw new InternalError(`${this.constructor.name} was used before open()`);
+    return this.context;
+  }
+
+  abstract process(batch: Batch): Batch | null;
+
+  onWatermark(_ms: number | null): Batch | null {
+    return null;
+  }
+
+  commit(_version: number): void {}
+
+  close(): void {}
+}

@@ -1,0 +1,21 @@
+import type { Batch } from "../batch/batch.js";
+import type { MemorySink } from "../sinks/memory-sink.js";
+import type { MemoryStreamData } from "../sources/memory/memory-stream.js";
+import type { Fields } from "../types/dtype.js";
+import type { TaskPool } from "../workers/pool.js";
+import type { StreamingQueryManager } from "./query-manager.js";
+
+/**
+ * What the runtime needs from the session that started a query: the worker pool, the query
+ * manager, and the data a session holds in memory (memory streams, in-memory tables and the
+ * tables of memory sinks).
+ */
+export interface EngineContext {
+  readonly pool: TaskPool;
+  readonly streams: StreamingQueryManager;
+  memoryStream(id: string): MemoryStreamData | undefined;
+  /** The current batches of an in-memory table (`createDataFrame`, `fromArrow`, `session.table`). */
+  tableBatches(tableId: string): readonly Batch[];
+  /** The memory sink named `name`, created with `fields` on first use. */
+  memorySink(name: string, fields: Fields): MemorySink;
+}

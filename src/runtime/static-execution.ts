@@ -1,0 +1,36 @@
+import type { Batch } from "../batch/batch.js";
+import { buildStaticJoinTable } from "../operators/static-join-exec.js";
+import type { LogicalPlan } from "../plan/logical.js";
+import type { PhysicalPlan } from "../planner/physical.js";
+import { planPhysical } from "../planner/planner.js";
+import { staticSplits } from "../sources/source-runtimes.js";
+import { InMemoryStateStoreProvider } from "../state/in-memory-provider.js";
+import { runPipelines } from "./batch-runner.js";
+import { DriverStage } from "./driver-stage.js";
+import type { EngineContext } from "./engine-context.js";
+
+/**
+ * Runs a static (`read`) plan to one batch with the very operators streams use: one task per
+ * input split, then the driver operators once, in complete mode, over state that lives for this
+ * run only.
+ */
+export async function executeStatic(engine: EngineContext, plan: LogicalPlan): Promise<Batch> {
+  const physical = planPhysical(plan);
+  const staticTables = await buildStaticTables(engine, physical);
+  const splits = await Promise.all(physical.inputs.map((p) => staticSplits(p.source, { tableBatches: (id) => engine.tableBatches(id) })));
+  const batch = { batchId: 0, watermarkMs: null, batchTimestampMs: Date.now() };
+  const out = await runPipelines(engine.pool, physical.inputs, splits, batch, "complete", staticTables, physical.watermarks.length);
+  const stage = new DriverStage(physical, "complete", new InMemoryStateStoreProvider(), 0, staticTables);
+  try {
+    return stage.run(out.batches, batch);
+  } finally {
+    stage.close();
+  }
+}
+
+/** The static sides of the plan's stream-static joins, each run once and built into a shared hash table. */
+export async function buildStaticTables(engine: EngineContext, plan: PhysicalPlan): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const t of plan.staticTables) out[t.tableId] = buildStaticJoinTable(await executeStatic(engine, t.plan), t.on);
+  return out;
+}

@@ -1,0 +1,7 @@
+/** A byte range of a file; a line belongs to the split in which it starts. */
+export interface FileSplit {
+  readonly kind: "file";
+  readonly path: string;
+  readonly start: number;
+  readonly end: number;
+}

@@ -1,0 +1,12 @@
+import { narrowRecordFields, type SourceKind } from "../source-kind.js";
+import type { JsonSourceDesc } from "./json-desc.js";
+
+export const jsonKind: SourceKind<JsonSourceDesc> = {
+  describe: (desc) => `FileStreamSource[${desc.path}]`,
+  narrow(desc, needed) {
+    if (desc.options.mode !== "PERMISSIVE") return desc;
+    const fields = narrowRecordFields(desc.fields, needed, desc.options.columnNameOfCorruptRecord);
+    return fields === desc.fields ? desc : { ...desc, fields };
+  },
+  streamingRefusal: () => null,
+};

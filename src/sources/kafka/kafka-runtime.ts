@@ -1,0 +1,15 @@
+import type { SourceRuntime } from "../source-runtime.js";
+import { closeClusters } from "./kafka-cluster.js";
+import type { KafkaSourceDesc } from "./kafka-desc.js";
+import type { KafkaSplit } from "./kafka-split.js";
+import { kafkaStaticSplits } from "./kafka-static-splits.js";
+import { KafkaStreamSource } from "./kafka-stream-source.js";
+import { readKafkaSplit } from "./read-kafka-split.js";
+
+export const kafkaRuntime: SourceRuntime<KafkaSourceDesc, KafkaSplit> = {
+  splitKind: "kafka",
+  openStream: (desc, ctx) => new KafkaStreamSource(desc.options, desc.valueFields, ctx.sourceDir),
+  staticSplits: (desc) => kafkaStaticSplits(desc.options, desc.valueFields),
+  readSplit: (_desc, split, metrics) => readKafkaSplit(split, metrics),
+  closeConnections: closeClusters,
+};

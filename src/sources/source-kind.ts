@@ -1,0 +1,28 @@
+import type { Trigger } from "../config/options.js";
+import type { Fields } from "../types/dtype.js";
+import type { SourceDesc } from "./source-desc.js";
+
+/**
+ * What the planner and the query launcher know of a kind of source, from its description alone
+ * (no connections, no I/O): each source folder exports one, and `source-kinds.ts` lists them.
+ */
+export interface SourceKind<D extends SourceDesc> {
+  /** Spark's description of the source: progress's `sources[].description` and checkpoint metadata. */
+  describe(desc: D): string;
+  /** The source decoding only the `needed` columns where it can (Spark's schema pruning); `desc` itself otherwise. */
+  narrow(desc: D, needed: ReadonlySet<string>): D;
+  /** Why a streaming query with `trigger` cannot read this source, or null when it can. */
+  streamingRefusal(desc: D, trigger: Trigger): string | null;
+}
+
+/**
+ * A JSON record schema narrowed to the fields read. Narrowing changes which records count as
+ * malformed (a wrong type in a field nobody reads no longer makes the record malformed), so, like
+ * Spark, only PERMISSIVE reads are narrowed, and only when no column collects corrupt records.
+ * A field that is needed is always decoded; JSON syntax is checked whole either way.
+ */
+export function narrowRecordFields(fields: Fields, needed: ReadonlySet<string>, corruptColumn: string): Fields {
+  if (fields.some((f) => f.name === corruptColumn)) return fields;
+  const kept = fields.filter((f) => needed.has(f.name));
+  return kept.length === fields.length || kept.length === 0 ? fields : kept;
+}

@@ -1,0 +1,46 @@
+import type { Batch } from "../batch/batch.js";
+import type { TaskMetrics } from "../batch/task-metrics.js";
+import { InternalError } from "../errors/errors.js";
+import type { InputSplit } from "./input-split.js";
+import { jsonRuntime } from "./json/json-runtime.js";
+import { kafkaRuntime } from "./kafka/kafka-runtime.js";
+import { memoryRuntime, tableRuntime } from "./memory/memory-runtime.js";
+import { rateRuntime } from "./rate/rate-runtime.js";
+import type { DescOf, SourceDesc, SourceFormat } from "./source-desc.js";
+import type { SourceRuntime, StaticContext, StreamContext } from "./source-runtime.js";
+import type { StreamSource } from "./source.js";
+
+/** Every kind of source by format; a new one fails to compile until it is listed. */
+const RUNTIMES: { readonly [F in SourceFormat]: SourceRuntime<DescOf<F>, any> } = {
+  memory: memoryRuntime,
+  table: tableRuntime,
+  rate: rateRuntime,
+  json: jsonRuntime,
+  kafka: kafkaRuntime,
+};
+
+function runtimeOf<D extends SourceDesc>(desc: D): SourceRuntime<D, InputSplit> {
+  return RUNTIMES[desc.format] as unknown as SourceRuntime<D, InputSplit>;
+}
+
+/** The driver-side stream of a streaming leaf of the plan. */
+export function openStreamSource(desc: SourceDesc, ctx: StreamContext): StreamSource {
+  return runtimeOf(desc).openStream(desc, ctx);
+}
+
+/** All the data of a source read as a static DataFrame, as input splits. */
+export function staticSplits(desc: SourceDesc, ctx: StaticContext): Promise<readonly InputSplit[]> {
+  return runtimeOf(desc).staticSplits(desc, ctx);
+}
+
+/** Reads one input split into a columnar batch, in the worker that runs the task. */
+export function readInputSplit(desc: SourceDesc, split: InputSplit, metrics: TaskMetrics): Promise<Batch> {
+  const runtime = runtimeOf(desc);
+  if (split.kind !== runtime.splitKind) throw new InternalError(`a ${split.kind} split cannot be read by a ${desc.format} source`);
+  return runtime.readSplit(desc, split, metrics);
+}
+
+/** Closes the connections every kind of source keeps (a session's stop). */
+export async function closeSourceConnections(): Promise<void> {
+  await Promise.all(Object.values(RUNTIMES).map((r) => r.closeConnections?.()));
+}
