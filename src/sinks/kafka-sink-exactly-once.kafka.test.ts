@@ -28,8 +28,8 @@ afterAll(async () => {
   if (mine.length) await deleteTopic(...mine);
 });
 
-async function newTopic(partitions: number): Promise<string> {
-  const topic = await createTopic("sink-eos", partitions);
+async function newTopic(partitions: number, config: Record<string, string> = {}): Promise<string> {
+  const topic = await createTopic("sink-eos", partitions, config);
   topics.push(topic);
   return topic;
 }
@@ -227,6 +227,36 @@ describe("Kafka sink, exactly-once mode, against the real broker", () => {
         [0, null, "old 1"],
         [0, null, "new 0"],
       ]);
+    }));
+
+  it("a batch that fails inside its transaction is aborted with none of its records visible; the next write opens a new transaction under a new epoch", () =>
+    withSession(0, async (session) => {
+      const topic = await newTopic(2, { "max.message.bytes": "2000" });
+      const queryId = randomUUID();
+      const sink = await openSink(topic, queryId);
+      await sink.addBatch(0, rows(["21"], ["small"]));
+      // "fits" goes to partition 0 and is appended; the value for partition 1 is over the topic's limit.
+      const write = sink.addBatch(1, rows(["21", "abc"], ["fits", "y".repeat(5000)]));
+      await expect(write).rejects.toThrow(
+        new RegExp(`^Kafka sink: batch 1 was not written \\(its transaction under transactional id "sluice-${queryId}-0" is aborted\\): writing to ${topic}-1 on Kafka at .* failed: MESSAGE_TOO_LARGE `),
+      );
+      expect(sink.lastCommittedBatchId()).toBe(0);
+      expect(await committed(session, topic)).toEqual([[0, "21", "small"]]);
+
+      await sink.addBatch(1, rows(["21", "abc"], ["fits", "now small"]));
+      expect(await committed(session, topic)).toEqual([
+        [0, "21", "small"],
+        [0, "21", "fits"],
+        [1, "abc", "now small"],
+      ]);
+      const [p0, p1] = [await readPartition(topic, 0), await readPartition(topic, 1)];
+      expect([logShape(p0), logShape(p1)]).toEqual([
+        [["small"], "COMMIT", ["fits"], "ABORT", ["fits"], "COMMIT"],
+        ["ABORT", ["now small"], "COMMIT"],
+      ]);
+      const epochs = p0.filter((b) => b.marker === null).map((b) => b.producerEpoch);
+      expect(epochs).toEqual([epochs[0], epochs[0], epochs[0]! + 1]);
+      expect(p0.filter((b) => b.marker === null).map((b) => b.baseSequence)).toEqual([0, 1, 0]);
     }));
 
   it("kafka.transaction.timeout.ms above the broker's transaction.max.timeout.ms fails open with an OptionError that says what to change", async () => {

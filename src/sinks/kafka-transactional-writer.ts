@@ -32,19 +32,19 @@ export interface TransactionalWriterSettings extends ProducerSettings {
 
 export class TransactionalTaskWriter {
   private readonly txn: KafkaTransactions;
-  private readonly producer: IdempotentBatchProducer;
+  /** Made anew at each open: a new epoch starts every partition's sequence at 0. */
+  private producer: IdempotentBatchProducer | null = null;
   private readonly group: string;
   private committed = -1;
   private opened = false;
   private fenced: ProducerFencedError | null = null;
 
   constructor(
-    cluster: KafkaCluster,
+    private readonly cluster: KafkaCluster,
     private readonly settings: TransactionalWriterSettings,
   ) {
     this.txn = new KafkaTransactions(cluster, settings);
     this.group = batchGroupOf(settings.transactionalId);
-    this.producer = new IdempotentBatchProducer(cluster, settings, this.identitySource());
   }
 
   get transactionalId(): string {
@@ -59,6 +59,7 @@ export class TransactionalTaskWriter {
   async open(): Promise<void> {
     if (this.fenced) throw this.fenced;
     await this.txn.init();
+    this.producer = new IdempotentBatchProducer(this.cluster, this.settings, this.identitySource());
     this.committed = lastCommittedBatch(await this.txn.fetchOffsets(this.group), this.settings.queryId);
     this.opened = true;
   }
@@ -76,7 +77,7 @@ export class TransactionalTaskWriter {
     const started = Date.now();
     try {
       await settle([this.txn.addPartitions(partitionsOf(batches)), this.txn.addOffsets(this.group)]);
-      await settle([this.producer.send(batches), this.txn.commitOffsets(this.group, [batchCommitEntry(this.settings.queryId, batchId, recordTopic)])]);
+      await settle([this.producer!.send(batches), this.txn.commitOffsets(this.group, [batchCommitEntry(this.settings.queryId, batchId, recordTopic)])]);
       crashPoint("kafkaSinkBeforeCommit", batchId);
       await this.txn.end(true);
     } catch (e) {
