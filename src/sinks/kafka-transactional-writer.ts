@@ -47,10 +47,6 @@ export class TransactionalTaskWriter {
     this.group = batchGroupOf(settings.transactionalId);
   }
 
-  get transactionalId(): string {
-    return this.settings.transactionalId;
-  }
-
   /** The newest batch id whose transaction committed; -1 when none did. */
   get lastCommittedBatchId(): number {
     return this.committed;

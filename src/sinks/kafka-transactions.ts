@@ -63,7 +63,7 @@ const CONCURRENT_TRANSACTIONS_FIRST_BACKOFF_MS = 2;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A kafkajs error's Kafka error code; codes newer than kafkajs's table come as "Unknown error code N". */
-export function kafkaCodeOf(e: unknown): number | null {
+function kafkaCodeOf(e: unknown): number | null {
   const code = (e as { code?: unknown }).code;
   if (typeof code !== "number") return null;
   if (code !== -99) return code;
@@ -96,10 +96,6 @@ export class KafkaTransactions {
     private readonly cluster: KafkaCluster,
     private readonly settings: TransactionSettings,
   ) {}
-
-  get transactionalId(): string {
-    return this.settings.transactionalId;
-  }
 
   /** The producer id and epoch `init` got. */
   get producer(): ProducerIdentity {
