@@ -71,6 +71,7 @@ export {
   CheckpointError,
   StreamingQueryException,
 } from "./errors/errors.js";
+export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export type { ColType, DType, Field, Fields, RowOf, SchemaShape, WindowValue } from "./types/dtype.js";
 export type { SchemaOfZod } from "./schema/zod-schema.js";
 export type { Batch } from "./batch/batch.js";

@@ -1,5 +1,5 @@
 import type { Batch } from "../batch/batch.js";
-import { kafkaSinkOptionsSchema } from "../config/kafka-options.js";
+import { kafkaSinkOptionsSchema, kafkaSinkTransactions } from "../config/kafka-options.js";
 import {
   consoleSinkOptionsSchema,
   type OutputMode,
@@ -98,7 +98,10 @@ export class DataStreamWriter<S extends SchemaShape> {
         return { ...base, sink: { kind: "memory" } };
       case "kafka": {
         const o = validateOptions(kafkaSinkOptionsSchema, sinkOptions, "kafka sink");
-        return { ...base, sink: { kind: "kafka", bootstrapServers: o["kafka.bootstrap.servers"], topic: o.topic ?? null, clientId: o["kafka.client.id"] } };
+        return {
+          ...base,
+          sink: { kind: "kafka", bootstrapServers: o["kafka.bootstrap.servers"], topic: o.topic ?? null, clientId: o["kafka.client.id"], transactional: kafkaSinkTransactions(o) },
+        };
       }
       case "foreachBatch": {
         noOptions(sinkOptions, "foreachBatch sink");

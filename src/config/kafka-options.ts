@@ -107,11 +107,56 @@ export function checkKafkaSourceOptions(raw: Record<string, unknown>, o: KafkaSo
   }
 }
 
-/** Options of the Kafka sink. */
+/** What Kafka's producer uses for transaction.timeout.ms. */
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/**
+ * Options of the Kafka sink. `exactlyOnce=true` or `kafka.transactional.id.prefix` writes each
+ * batch in a Kafka transaction (see sinks/kafka-sink.ts); `kafka.transaction.timeout.ms` is the
+ * Kafka producer's setting of that name.
+ */
 export const kafkaSinkOptionsSchema = z
   .object({
     "kafka.bootstrap.servers": z.string({ error: "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer" }).min(1),
     topic: z.string().min(1).optional(),
     "kafka.client.id": z.string().min(1).default("sluice-sink"),
+    exactlyOnce: bool("exactlyOnce").optional(),
+    "kafka.transactional.id.prefix": z
+      .string({ error: "kafka.transactional.id.prefix must be text" })
+      .min(1, "kafka.transactional.id.prefix must not be empty: name the query's transactions (e.g. the query's name), or remove it for at-least-once writes")
+      .optional(),
+    "kafka.transaction.timeout.ms": positiveLong("kafka.transaction.timeout.ms").optional(),
+    "kafka.transactional.id": z
+      .never({
+        error:
+          "Kafka option 'transactional.id' is not supported: the sink gives each of its tasks a transactional id of its own; set kafka.transactional.id.prefix (or exactlyOnce=true) instead",
+      })
+      .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((o, ctx) => {
+    const prefix = o["kafka.transactional.id.prefix"] !== undefined;
+    if (o.exactlyOnce === false && prefix) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["exactlyOnce"],
+        message: "exactlyOnce is false but kafka.transactional.id.prefix asks for exactly-once writes: remove one of the two",
+      });
+    }
+    if (o["kafka.transaction.timeout.ms"] !== undefined && o.exactlyOnce !== true && !prefix) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["kafka.transaction.timeout.ms"],
+        message: "kafka.transaction.timeout.ms applies only to exactly-once writes: set exactlyOnce=true or kafka.transactional.id.prefix, or remove it",
+      });
+    }
+  });
+
+export type KafkaSinkOptionsInput = z.output<typeof kafkaSinkOptionsSchema>;
+
+/** The exactly-once settings the options ask for, or null for at-least-once writes. */
+export function kafkaSinkTransactions(o: KafkaSinkOptionsInput): { readonly idPrefix: string | null; readonly timeoutMs: number } | null {
+  const idPrefix = o["kafka.transactional.id.prefix"] ?? null;
+  if (o.exactlyOnce !== true && idPrefix === null) return null;
+  return { idPrefix, timeoutMs: o["kafka.transaction.timeout.ms"] ?? DEFAULT_TRANSACTION_TIMEOUT_MS };
+}

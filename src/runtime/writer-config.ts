@@ -10,6 +10,13 @@ export interface WriterConfig {
   readonly sink:
     | { readonly kind: "console"; readonly numRows: number; readonly truncate: boolean }
     | { readonly kind: "memory" }
-    | { readonly kind: "kafka"; readonly bootstrapServers: string; readonly topic: string | null; readonly clientId: string }
+    | {
+        readonly kind: "kafka";
+        readonly bootstrapServers: string;
+        readonly topic: string | null;
+        readonly clientId: string;
+        /** Exactly-once writes (a transactional id prefix, null to derive it from the query id); null: at-least-once. */
+        readonly transactional: { readonly idPrefix: string | null; readonly timeoutMs: number } | null;
+      }
     | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown };
 }

@@ -4,14 +4,18 @@ import { kafkaError, ProduceError, produceRaw, type ProducePartition, type Produ
 import { restampProducer } from "../sources/kafka/record-batch/encode-rows.js";
 
 /**
- * Sends encoded record batches as an idempotent Kafka producer: one InitProducerId per producer,
- * then every batch carries the producer id, epoch and the partition's next sequence number, so a
- * batch sent again after a lost response or a leader change is recognised by the broker and
- * written once. One batch per partition is in flight at a time (which keeps each partition's
- * order and sequence), several partitions share a Produce request to their leader, and at most
- * `maxInFlightRequests` requests are outstanding. Retriable errors refresh metadata and retry with
- * backoff, a bounded number of times; batches are encoded only when about to be sent, so encoding
- * overlaps with the broker's work.
+ * Sends encoded record batches as an idempotent Kafka producer: every batch carries the producer
+ * id, epoch and the partition's next sequence number, so a batch sent again after a lost response
+ * or a leader change is recognised by the broker and written once. One batch per partition is in
+ * flight at a time (which keeps each partition's order and sequence), several partitions share a
+ * Produce request to their leader, and at most `maxInFlightRequests` requests are outstanding.
+ * Retriable errors refresh metadata and retry with backoff, a bounded number of times; batches are
+ * encoded only when about to be sent, so encoding overlaps with the broker's work.
+ *
+ * The producer id comes from a `ProducerIdentitySource`: by default one InitProducerId without a
+ * transactional id, taken again whenever the broker lost or rejected the current one. The Kafka
+ * sink's exactly-once mode passes its transaction's id instead, which may not be replaced: there
+ * a rejected id fails the write (another producer took the transactional id over).
  */
 
 export interface ProducerStamp {
@@ -27,6 +31,25 @@ export interface OutgoingBatch {
   /** Encoded size in bytes, for sizing requests. */
   readonly size: number;
   readonly encode: (stamp: ProducerStamp) => Uint8Array;
+}
+
+export interface ProducerIdentity {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+}
+
+/** Where a producer's id and epoch come from. */
+export interface ProducerIdentitySource {
+  /** Sent with every Produce request: null for an idempotent producer, the id for a transactional one. */
+  readonly transactionalId: string | null;
+  /** The id and epoch to write under: asked before the first batch and after each `refused` that returned null. */
+  acquire(): Promise<ProducerIdentity>;
+  /**
+   * The broker refused a batch with `code` (OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH,
+   * UNKNOWN_PRODUCER_ID, PRODUCER_FENCED): null to acquire a new id and send again, or the error
+   * that fails the write.
+   */
+  refused(code: number, partition: string): Error | null;
 }
 
 export interface ProducerSettings {
@@ -62,8 +85,8 @@ interface Identity {
 }
 
 const DUPLICATE_SEQUENCE_NUMBER = 46;
-/** The broker lost or rejected this producer's state: start again under a new producer id. */
-const NEW_PRODUCER_ID = new Set([45 /* OUT_OF_ORDER_SEQUENCE_NUMBER */, 47 /* INVALID_PRODUCER_EPOCH */, 59 /* UNKNOWN_PRODUCER_ID */]);
+/** The broker lost or rejected this producer's state: the identity source decides what follows. */
+const NEW_PRODUCER_ID = new Set([45 /* OUT_OF_ORDER_SEQUENCE_NUMBER */, 47 /* INVALID_PRODUCER_EPOCH */, 59 /* UNKNOWN_PRODUCER_ID */, 90 /* PRODUCER_FENCED */]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -74,11 +97,15 @@ export class IdempotentBatchProducer {
   private staleMetadata = false;
   /** Next sequence number per topic-partition under the current identity. */
   private readonly sequences = new Map<string, number>();
+  private readonly source: ProducerIdentitySource;
 
   constructor(
     private readonly cluster: KafkaCluster,
     private readonly settings: ProducerSettings,
-  ) {}
+    source?: ProducerIdentitySource,
+  ) {
+    this.source = source ?? idempotentIdentity(cluster, settings);
+  }
 
   /** Sends every batch (in order within each partition); resolves once all are acknowledged by all in-sync replicas. */
   async send(batches: readonly OutgoingBatch[]): Promise<void> {
@@ -179,7 +206,7 @@ export class IdempotentBatchProducer {
     try {
       const broker = await this.cluster.findBroker({ nodeId: leader });
       const parts: ProducePartition[] = lanes.map((l) => ({ topic: l.topic, partition: l.partition, batch: l.encoded! }));
-      results = await produceRaw(broker, parts, { timeoutMs: this.settings.timeoutMs });
+      results = await produceRaw(broker, parts, { timeoutMs: this.settings.timeoutMs, transactionalId: this.source.transactionalId });
     } catch (e) {
       if (!(e instanceof ProduceError)) {
         // No answer (connection lost, timeout): the batches may or may not be written; sending them
@@ -205,6 +232,8 @@ export class IdempotentBatchProducer {
       const error = kafkaError(code);
       const text = `${error.name} (${error.message})`;
       if (NEW_PRODUCER_ID.has(code)) {
+        const fatal = this.source.refused(code, `${lane.topic}-${lane.partition}`);
+        if (fatal) throw fatal;
         this.needNewIdentity = true;
         this.retryLater(lane, text, now);
       } else if (error.retriable || code === -1) {
@@ -227,7 +256,7 @@ export class IdempotentBatchProducer {
         { cause },
       );
     }
-    lane.notBefore = now + Math.min(this.settings.maxRetryBackoffMs, this.settings.retryBackoffMs * 2 ** (lane.attempts - 1));
+    lane.notBefore = now + backoff(this.settings, lane.attempts - 1);
   }
 
   private async refreshMetadata(): Promise<void> {
@@ -241,24 +270,40 @@ export class IdempotentBatchProducer {
   }
 
   private async newIdentity(): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const broker = await this.cluster.findControllerBroker();
-        const r = await broker.initProducerId({ transactionTimeout: 60_000 });
-        this.identity = { producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch, generation: ++this.generation };
-        this.sequences.clear();
-        this.needNewIdentity = false;
-        return;
-      } catch (e) {
-        const retriable = (e as { retriable?: boolean }).retriable !== false;
-        if (!retriable || attempt >= this.settings.retries) {
-          throw new SluiceError(`cannot get a producer id from Kafka at ${this.settings.bootstrapServers}: ${(e as Error).message}`, { cause: e });
-        }
-        await sleep(Math.min(this.settings.maxRetryBackoffMs, this.settings.retryBackoffMs * 2 ** attempt));
-        await this.cluster.refreshMetadata().catch(() => undefined);
-      }
-    }
+    const { producerId, producerEpoch } = await this.source.acquire();
+    this.identity = { producerId, producerEpoch, generation: ++this.generation };
+    this.sequences.clear();
+    this.needNewIdentity = false;
   }
+}
+
+/** An idempotent producer's identity: InitProducerId without a transactional id, from any broker, with bounded retries. */
+function idempotentIdentity(cluster: KafkaCluster, settings: ProducerSettings): ProducerIdentitySource {
+  return {
+    transactionalId: null,
+    refused: () => null,
+    async acquire() {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const broker = await cluster.findControllerBroker();
+          const r = await broker.initProducerId({ transactionTimeout: 60_000 });
+          return { producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
+        } catch (e) {
+          const retriable = (e as { retriable?: boolean }).retriable !== false;
+          if (!retriable || attempt >= settings.retries) {
+            throw new SluiceError(`cannot get a producer id from Kafka at ${settings.bootstrapServers}: ${(e as Error).message}`, { cause: e });
+          }
+          await sleep(backoff(settings, attempt));
+          await cluster.refreshMetadata().catch(() => undefined);
+        }
+      }
+    },
+  };
+}
+
+/** Exponential backoff: retryBackoffMs doubled per attempt, capped at maxRetryBackoffMs. */
+export function backoff(settings: Pick<ProducerSettings, "retryBackoffMs" | "maxRetryBackoffMs">, attempt: number): number {
+  return Math.min(settings.maxRetryBackoffMs, settings.retryBackoffMs * 2 ** attempt);
 }
 
 function lanesOf(batches: readonly OutgoingBatch[]): Lane[] {

@@ -5,11 +5,7 @@ import { field, int32Column, makeBatch, utf8FromStrings, validityFromBytes, type
 import { col } from "../api/functions.js";
 import { withSession } from "../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, withAdmin } from "../testing/kafka.js";
-import { connection } from "../testing/kafka-load.js";
-import { clusterFor } from "../sources/kafka/kafka-cluster.js";
-import { fetchPartitionRaw } from "../sources/kafka/fetch-raw.js";
-import { BATCH } from "../sources/kafka/record-batch/layout.js";
-import { readVarint, readVarlong, varintCursor } from "../sources/kafka/record-batch/varint.js";
+import { asText, readPartition, readTopic } from "../testing/kafka-log.js";
 import { KafkaSink, type KafkaSinkTuning } from "./kafka-sink.js";
 
 const topics: string[] = [];
@@ -34,7 +30,6 @@ function sinkTo(topic: string | null, tuning: Partial<KafkaSinkTuning> = {}): Ka
 }
 
 const utf8 = new TextEncoder();
-const text = new TextDecoder();
 
 function strings(values: (string | null)[]) {
   return utf8FromStrings(values);
@@ -52,91 +47,6 @@ function batchOf(columns: Record<string, ReturnType<typeof strings> | ReturnType
     names.map((n) => columns[n]!),
   );
 }
-
-// ---- reading back exactly what the broker stored: record batches parsed byte by byte ----
-
-interface RawRecord {
-  readonly offset: number;
-  readonly key: Uint8Array | null;
-  readonly value: Uint8Array | null;
-  readonly headers: [string, Uint8Array | null][];
-}
-
-interface RawBatch {
-  readonly size: number;
-  readonly producerId: bigint;
-  readonly producerEpoch: number;
-  readonly baseSequence: number;
-  readonly count: number;
-  readonly records: RawRecord[];
-}
-
-function bytesAt(src: Uint8Array, pos: number): Uint8Array | null {
-  const length = readVarint(src, pos);
-  const start = varintCursor.next;
-  varintCursor.next = start + Math.max(length, 0);
-  return length < 0 ? null : Uint8Array.from(src.subarray(start, start + length));
-}
-
-function parseBatches(bytes: Uint8Array): RawBatch[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out: RawBatch[] = [];
-  for (let at = 0; at + BATCH.RECORDS <= bytes.length; ) {
-    const size = view.getInt32(at + BATCH.LENGTH) + 12;
-    if (at + size > bytes.length) break; // a truncated last batch
-    const baseOffset = Number(view.getBigInt64(at + BATCH.BASE_OFFSET));
-    const count = view.getInt32(at + BATCH.RECORDS_COUNT);
-    expect(view.getInt16(at + BATCH.ATTRIBUTES) & 7).toBe(0); // uncompressed
-    const records: RawRecord[] = [];
-    let pos = at + BATCH.RECORDS;
-    for (let r = 0; r < count; r++) {
-      readVarint(bytes, pos); // length
-      pos = varintCursor.next + 1; // attributes
-      readVarlong(bytes, pos);
-      const offsetDelta = readVarint(bytes, varintCursor.next);
-      const key = bytesAt(bytes, varintCursor.next);
-      const value = bytesAt(bytes, varintCursor.next);
-      const headers: [string, Uint8Array | null][] = [];
-      for (let h = readVarint(bytes, varintCursor.next); h > 0; h--) {
-        const name = text.decode(bytesAt(bytes, varintCursor.next)!);
-        headers.push([name, bytesAt(bytes, varintCursor.next)]);
-      }
-      pos = varintCursor.next;
-      records.push({ offset: baseOffset + offsetDelta, key, value, headers });
-    }
-    out.push({
-      size,
-      producerId: view.getBigInt64(at + BATCH.PRODUCER_ID),
-      producerEpoch: view.getInt16(at + BATCH.PRODUCER_EPOCH),
-      baseSequence: view.getInt32(at + BATCH.BASE_SEQUENCE),
-      count,
-      records,
-    });
-    at += size;
-  }
-  return out;
-}
-
-/** Every record batch of a partition, as stored. */
-async function readPartition(topic: string, partition: number): Promise<RawBatch[]> {
-  const cluster = await clusterFor(connection(kafkaBootstrap()));
-  const out: RawBatch[] = [];
-  for (let offset = 0; ; ) {
-    const got = await fetchPartitionRaw(cluster, { topic, partition, offset, maxBytes: 16 << 20, isolationLevel: 0 });
-    expect(got.errorCode).toBe(0);
-    const batches = parseBatches(got.records);
-    out.push(...batches);
-    const last = batches.at(-1)?.records.at(-1);
-    offset = last ? last.offset + 1 : offset;
-    if (offset >= got.highWatermark) return out;
-  }
-}
-
-async function readTopic(topic: string, partitions: number): Promise<RawRecord[][]> {
-  return Promise.all(Array.from({ length: partitions }, async (_, p) => (await readPartition(topic, p)).flatMap((b) => b.records)));
-}
-
-const asText = (b: Uint8Array | null) => (b === null ? null : text.decode(b));
 
 describe("Kafka sink against the real broker", () => {
   it("puts each key on the partition Java's default partitioner picks: toPositive(murmur2(key)) % partitions", async () => {

@@ -3,14 +3,24 @@ import { AnalysisError, SluiceError } from "../errors/errors.js";
 import { openCluster, trackTopics, type KafkaCluster } from "../sources/kafka/kafka-cluster.js";
 import { encodeRecordRows } from "../sources/kafka/record-batch/encode-rows.js";
 import type { Fields } from "../types/dtype.js";
-import { IdempotentBatchProducer, type ProducerSettings } from "./kafka-producer.js";
+import { IdempotentBatchProducer, type OutgoingBatch, type ProducerSettings } from "./kafka-producer.js";
 import { planBatches, readSinkColumns, rowTopics, type StickyPartition, type TopicLayout } from "./kafka-sink-plan.js";
-import type { Sink } from "./sink.js";
+import { TransactionalTaskWriter } from "./kafka-transactional-writer.js";
+import type { Sink, SinkContext, SinkGuarantee } from "./sink.js";
+
+/** The exactly-once mode's settings (`kafka.transactional.id.prefix`, `exactlyOnce`, `kafka.transaction.timeout.ms`). */
+export interface KafkaSinkTransactions {
+  /** Task t writes under transactional id `<idPrefix>-<t>`; null: `sluice-<queryId>`. */
+  readonly idPrefix: string | null;
+  readonly timeoutMs: number;
+}
 
 export interface KafkaSinkOptions {
   readonly bootstrapServers: string;
   readonly topic: string | null;
   readonly clientId: string;
+  /** Exactly-once through Kafka transactions; absent or null: at-least-once. */
+  readonly transactional?: KafkaSinkTransactions | null;
 }
 
 /** Knobs with working defaults; tests and benchmarks may change them. */
@@ -24,6 +34,8 @@ export interface KafkaSinkTuning {
   readonly maxRetryBackoffMs: number;
   /** How long the broker may take to replicate a Produce request (acks=all). */
   readonly timeoutMs: number;
+  /** Exactly-once mode: how long one coordinator request may take, retries included (Kafka's max.block.ms). */
+  readonly maxBlockMs: number;
 }
 
 const DEFAULT_TUNING: KafkaSinkTuning = {
@@ -34,7 +46,14 @@ const DEFAULT_TUNING: KafkaSinkTuning = {
   retryBackoffMs: 100,
   maxRetryBackoffMs: 2_000,
   timeoutMs: 30_000,
+  maxBlockMs: 60_000,
 };
+
+/**
+ * The sink's one task: it runs on the driver. Transactional ids carry the task number so that a
+ * sink writing from several tasks gives each its own id (and its own fencing and batch record).
+ */
+const DRIVER_TASK = 0;
 
 /**
  * Writes rows to Kafka, as Spark's Kafka sink: a `value` column is required; `key`, `topic`,
@@ -42,17 +61,46 @@ const DEFAULT_TUNING: KafkaSinkTuning = {
  * Keys are partitioned as Java clients partition them (murmur2). Rows are encoded straight from
  * the Arrow columns into record batches (no per-message objects) and sent as raw Produce
  * requests with acks=all by an idempotent producer (producer id + per-partition sequence
- * numbers), so retries inside one batch write no duplicates; a batch re-run after a crash is
- * written again, so the guarantee is at-least-once.
+ * numbers), so retries inside one batch write no duplicates.
+ *
+ * By default a batch re-run after a crash is written again: the guarantee is at-least-once.
+ *
+ * Exactly-once (`exactlyOnce=true` or `kafka.transactional.id.prefix`): each micro-batch is one
+ * Kafka transaction holding all its records and, through the same transaction, the batch id (see
+ * kafka-committed-batch.ts); task t writes under transactional id `<prefix>-<t>`, the prefix
+ * defaulting to `sluice-<queryId>`, which is stable across restarts from one checkpoint. Opening
+ * the sink fences every older producer of the id (zombie runs of the query fail with a
+ * ProducerFencedError) and aborts the transaction a crashed run left open; a re-run batch whose
+ * transaction had committed is skipped. Consumers see each batch once, and only whole, with
+ * isolation.level=read_committed (read_uncommitted consumers also see aborted records).
+ *
+ * - `kafka.transaction.timeout.ms` (default 60000, as Kafka's producer) must exceed the longest a
+ *   batch's write can take, from its first record to its commit: the broker aborts a transaction
+ *   older than that, and the batch fails. It may not exceed the broker's
+ *   transaction.max.timeout.ms (15 minutes by default). No transaction is open between batches,
+ *   so the trigger interval does not count.
+ * - Transactions need the broker's transaction state topic: on a single broker set
+ *   transaction.state.log.replication.factor=1 and transaction.state.log.min.isr=1 (and
+ *   offsets.topic.replication.factor=1 for the offsets that record batch ids), as
+ *   scripts/kafka.sh does.
+ * - A query must keep its transactional id prefix across restarts, and no two running queries
+ *   may share one: the newer fences the older.
+ * - Kafka forgets a transactional id after transactional.id.expiration.ms without a transaction,
+ *   and a group's offsets after offsets.retention.minutes without a commit (7 days each by
+ *   default): a query whose batches are further apart fails its next batch, and a query stopped
+ *   for longer may write its last batch again when it restarts.
  */
 export class KafkaSink implements Sink {
-  readonly guarantee = "at-least-once" as const;
+  readonly guarantee: SinkGuarantee;
   readonly requiresCheckpoint = true;
   readonly description: string;
   private cluster: KafkaCluster | null = null;
   private producer: IdempotentBatchProducer | null = null;
   private readonly sticky = new Map<string, StickyPartition>();
   private readonly tuning: KafkaSinkTuning;
+  private readonly transactional: KafkaSinkTransactions | null;
+  private context: SinkContext | null = null;
+  private readonly writers = new Map<number, TransactionalTaskWriter>();
 
   constructor(
     private readonly options: KafkaSinkOptions,
@@ -60,10 +108,35 @@ export class KafkaSink implements Sink {
   ) {
     this.description = `KafkaSink[${options.topic ?? "topic column"}]`;
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
+    this.transactional = options.transactional ?? null;
+    this.guarantee = this.transactional ? "transactional" : "at-least-once";
   }
 
   describe(): string {
-    return `${this.description} (at-least-once: idempotent producer within a batch; a batch re-run after a crash is written again)`;
+    if (!this.transactional) return `${this.description} (at-least-once: idempotent producer within a batch; a batch re-run after a crash is written again)`;
+    const ids = this.context ? `"${this.transactionalIdOf(this.context, DRIVER_TASK)}"` : `"${this.transactional.idPrefix ?? "sluice-<queryId>"}-<task>"`;
+    return (
+      `${this.description} (exactly-once: one Kafka transaction per batch under transactional id ${ids}, committing the batch id with the records, ` +
+      "so a batch re-run after a crash that already reached Kafka is skipped; consumers must read with isolation.level=read_committed)"
+    );
+  }
+
+  /** The transactional id of a sink task: `<prefix>-<task>`. */
+  transactionalIdOf(context: SinkContext, task: number): string {
+    return `${this.transactional?.idPrefix ?? `sluice-${context.queryId}`}-${task}`;
+  }
+
+  /** Exactly-once: fences older producers of the transactional id, aborts what they left open, reads the last committed batch id. */
+  async open(context: SinkContext): Promise<void> {
+    this.context = context;
+    if (this.transactional) await (await this.writerFor(DRIVER_TASK)).open();
+  }
+
+  /** The last batch id whose transaction committed (exactly-once mode, after `open`); -1 when none. */
+  lastCommittedBatchId(): number {
+    const writer = this.writers.get(DRIVER_TASK);
+    if (!writer) throw new SluiceError("KafkaSink.lastCommittedBatchId: the sink is not open in exactly-once mode");
+    return writer.lastCommittedBatchId;
   }
 
   /** Spark's checks on the query's output columns, at start(). */
@@ -85,8 +158,8 @@ export class KafkaSink implements Sink {
     if (headers && headers.type !== "string") throw new AnalysisError(`headers attribute must be JSON text of [{"key":..,"value":..}], got ${headers.type}`);
   }
 
-  private async connected(): Promise<{ cluster: KafkaCluster; producer: IdempotentBatchProducer }> {
-    if (!this.cluster || !this.producer) {
+  private async connectedCluster(): Promise<KafkaCluster> {
+    if (!this.cluster) {
       const { bootstrapServers, clientId } = this.options;
       // openCluster names the bootstrap address when it cannot connect. Topics are auto-created
       // only where the broker allows it (auto.create.topics.enable), as with Kafka's producers.
@@ -101,34 +174,66 @@ export class KafkaSink implements Sink {
         // As Kafka's producers: partition counts are re-read every 5 minutes, and after errors.
         metadataMaxAgeMs: 300_000,
       });
-      const settings: ProducerSettings = { bootstrapServers, ...t };
-      this.producer = new IdempotentBatchProducer(this.cluster, settings);
     }
-    return { cluster: this.cluster, producer: this.producer };
+    return this.cluster;
   }
 
-  async addBatch(_batchId: number, data: Batch): Promise<void> {
+  private settings(): ProducerSettings {
+    return { bootstrapServers: this.options.bootstrapServers, ...this.tuning };
+  }
+
+  private async idempotentProducer(): Promise<IdempotentBatchProducer> {
+    const cluster = await this.connectedCluster();
+    this.producer ??= new IdempotentBatchProducer(cluster, this.settings());
+    return this.producer;
+  }
+
+  private async writerFor(task: number): Promise<TransactionalTaskWriter> {
+    let writer = this.writers.get(task);
+    if (!writer) {
+      const context = this.context;
+      if (!context) throw new SluiceError("KafkaSink in exactly-once mode: open(context) must be called before the first batch (it derives the transactional id from the query)");
+      const cluster = await this.connectedCluster();
+      writer = new TransactionalTaskWriter(cluster, {
+        ...this.settings(),
+        transactionalId: this.transactionalIdOf(context, task),
+        queryId: context.queryId,
+        transactionTimeoutMs: this.transactional!.timeoutMs,
+        maxBlockMs: this.tuning.maxBlockMs,
+      });
+      this.writers.set(task, writer);
+    }
+    return writer;
+  }
+
+  async addBatch(batchId: number, data: Batch): Promise<void> {
     if (data.numRows === 0) return;
+    const writer = this.transactional ? await this.writerFor(DRIVER_TASK) : null;
+    // Exactly-once: a re-run batch whose transaction committed is in Kafka already.
+    if (writer && (await writer.hasCommitted(batchId))) return;
     const columns = readSinkColumns(data);
     const { names, rowTopic } = rowTopics(columns, this.options.topic);
-    const { cluster, producer } = await this.connected();
+    const cluster = await this.connectedCluster();
     const topics = await this.layouts(cluster, names);
     const batches = planBatches(columns, rowTopic, topics, (t) => this.stickyFor(t), this.tuning.maxBatchBytes);
     const timestamp = Date.now();
     const { value, key, headers } = columns;
-    await producer.send(
-      batches.map((b) => ({
-        topic: b.topic,
-        partition: b.partition,
-        count: b.to - b.from,
-        size: b.size,
-        encode: (stamp) =>
-          encodeRecordRows(
-            { rows: b.rows, from: b.from, to: b.to, values: value, keys: key, headers, timestamp },
-            { producer: { producerId: stamp.producerId, producerEpoch: stamp.producerEpoch }, baseSequence: stamp.baseSequence },
-          ),
-      })),
-    );
+    const transactional = writer !== null;
+    const outgoing: OutgoingBatch[] = batches.map((b) => ({
+      topic: b.topic,
+      partition: b.partition,
+      count: b.to - b.from,
+      size: b.size,
+      encode: (stamp) => {
+        const producer = { producerId: stamp.producerId, producerEpoch: stamp.producerEpoch };
+        return encodeRecordRows(
+          { rows: b.rows, from: b.from, to: b.to, values: value, keys: key, headers, timestamp },
+          transactional ? { transactional: producer, baseSequence: stamp.baseSequence } : { producer, baseSequence: stamp.baseSequence },
+        );
+      },
+    }));
+    if (writer) await writer.write(batchId, outgoing, names[0]!);
+    else await (await this.idempotentProducer()).send(outgoing);
   }
 
   private stickyFor(topic: string): StickyPartition {
@@ -175,6 +280,8 @@ export class KafkaSink implements Sink {
     const cluster = this.cluster;
     this.cluster = null;
     this.producer = null;
+    // Between batches no transaction is open: there is nothing to abort.
+    this.writers.clear();
     await cluster?.disconnect().catch(() => undefined);
   }
 }

@@ -41,15 +41,38 @@ export interface KafkaCluster {
   findTopicPartitionMetadata(topic: string): { partitionId: number; leader: number }[];
   findBroker(o: { nodeId: number | string }): Promise<KafkaBroker>;
   findControllerBroker(): Promise<KafkaBroker>;
+  /** The broker coordinating a consumer group (`coordinatorType` 0) or a transactional id (1). */
+  findGroupCoordinator(o: { groupId: string; coordinatorType: 0 | 1 }): Promise<KafkaBroker>;
   fetchTopicsOffset(
     topics: { topic: string; partitions: { partition: number }[]; fromBeginning?: boolean; fromTimestamp?: number }[],
   ): Promise<{ topic: string; partitions: { partition: number; offset: string }[] }[]>;
 }
 
+/** A producer id and epoch as kafkajs's transaction requests take them (the id as a decimal string). */
+interface ProducerFields {
+  transactionalId: string;
+  producerId: string;
+  producerEpoch: number;
+}
+
 export interface KafkaBroker {
+  /** host:port. */
+  readonly brokerAddress: string;
   connectionPool: { send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any> };
   /** InitProducerId; without a transactional id it gives an idempotent producer's id and epoch. */
   initProducerId(o: { transactionalId?: string; transactionTimeout: number }): Promise<{ producerId: string; producerEpoch: number }>;
+  // Transactions: sent to the transaction coordinator, except txnOffsetCommit (the group coordinator).
+  addPartitionsToTxn(o: ProducerFields & { topics: { topic: string; partitions: number[] }[] }): Promise<unknown>;
+  addOffsetsToTxn(o: ProducerFields & { groupId: string }): Promise<unknown>;
+  txnOffsetCommit(
+    o: ProducerFields & { groupId: string; topics: { topic: string; partitions: { partition: number; offset: string; metadata: string | null }[] }[] },
+  ): Promise<unknown>;
+  endTxn(o: ProducerFields & { transactionResult: boolean }): Promise<unknown>;
+  /** Committed offsets of a group; `topics: []` asks for every topic the group has offsets for. */
+  offsetFetch(o: {
+    groupId: string;
+    topics: { topic: string; partitions: { partition: number }[] }[];
+  }): Promise<{ responses: { topic: string; partitions: { partition: number; offset: string; metadata: string | null }[] }[] }>;
 }
 
 const ISOLATION = { read_uncommitted: 0, read_committed: 1 } as const;

@@ -16,7 +16,12 @@ const require = createRequire(import.meta.url);
 const { errorCodes } = require("kafkajs/src/protocol/error.js") as {
   errorCodes: { type: string; code: number; retriable: boolean; message: string }[];
 };
-const BY_CODE = new Map(errorCodes.map((e) => [e.code, e]));
+/** Codes newer than kafkajs 2.2.4's table that a current broker may still return. */
+const NEWER_CODES = [
+  { type: "PRODUCER_FENCED", code: 90, retriable: false, message: "There is a newer producer with the same transactionalId which fences the current one" },
+  { type: "TRANSACTION_ABORTABLE", code: 120, retriable: false, message: "The producer must abort the transaction in progress" },
+];
+const BY_CODE = new Map([...errorCodes, ...NEWER_CODES].map((e) => [e.code, e]));
 
 export interface KafkaErrorInfo {
   readonly code: number;
@@ -62,6 +67,8 @@ function describe(code: number): string {
 }
 
 export interface ProduceRawOptions {
+  /** A transactional producer's id, which the broker needs with transactional batches. Default none. */
+  readonly transactionalId?: string | null;
   /** How long the broker may wait for the in-sync replicas (the request's timeout_ms). Default 30 s. */
   readonly timeoutMs?: number;
   /** How long the client waits for the response. Default timeoutMs + 10 s. */
@@ -73,7 +80,7 @@ const ACKS_ALL = -1;
 /** Sends one Produce v7 request with acks=-1; resolves with every partition's result, or throws `ProduceError`. */
 export async function produceRaw(broker: KafkaBroker, partitions: readonly ProducePartition[], options: ProduceRawOptions = {}): Promise<ProducePartitionResult[]> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const body = encodeProduceV7(partitions, timeoutMs);
+  const body = encodeProduceV7(partitions, timeoutMs, options.transactionalId ?? null);
   const request = { apiKey: 0, apiVersion: 7, apiName: "Produce", encode: async () => body };
   const response = { decode: async (payload: Buffer) => payload, parse: async (payload: Buffer) => payload };
   const payload = (await broker.connectionPool.send({ request, response, requestTimeout: options.requestTimeoutMs ?? timeoutMs + 10_000 })) as Buffer;
@@ -88,10 +95,10 @@ const utf8 = new TextEncoder();
  * The request body, built in one buffer. kafkajs's request framing takes anything shaped like its
  * Encoder (a `buf` Buffer and a `buffer` getter), so the record batches are copied once here.
  *
- *   transactional_id string(-1) acks int16 timeout_ms int32
+ *   transactional_id nullable string (-1: none) acks int16 timeout_ms int32
  *   [topic string [partition int32 records bytes(int32 length)]]
  */
-function encodeProduceV7(partitions: readonly ProducePartition[], timeoutMs: number): { buf: Buffer; buffer: Buffer } {
+function encodeProduceV7(partitions: readonly ProducePartition[], timeoutMs: number, transactionalId: string | null): { buf: Buffer; buffer: Buffer } {
   const byTopic = new Map<string, ProducePartition[]>();
   for (const p of partitions) {
     let list = byTopic.get(p.topic);
@@ -99,13 +106,18 @@ function encodeProduceV7(partitions: readonly ProducePartition[], timeoutMs: num
     list.push(p);
   }
   const names = new Map([...byTopic.keys()].map((t) => [t, utf8.encode(t)]));
-  let size = 2 + 2 + 4 + 4;
+  const txn = transactionalId === null ? null : utf8.encode(transactionalId);
+  let size = 2 + (txn?.length ?? 0) + 2 + 4 + 4;
   for (const [topic, list] of byTopic) {
     size += 2 + names.get(topic)!.length + 4;
     for (const p of list) size += 4 + 4 + p.batch.length;
   }
   const buf = Buffer.allocUnsafe(size);
-  let at = buf.writeInt16BE(-1, 0);
+  let at = buf.writeInt16BE(txn === null ? -1 : txn.length, 0);
+  if (txn !== null) {
+    buf.set(txn, at);
+    at += txn.length;
+  }
   at = buf.writeInt16BE(ACKS_ALL, at);
   at = buf.writeInt32BE(timeoutMs, at);
   at = buf.writeInt32BE(byTopic.size, at);
