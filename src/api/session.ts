@@ -9,7 +9,7 @@ import { AnalysisError } from "../errors/errors.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { dtypeOfArrow } from "../schema/arrow-types.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
-import type { EngineContext } from "../runtime/engine-context.js";
+import type { EngineContext, RetentionSettings } from "../runtime/engine-context.js";
 import { StreamingQueryManager } from "../runtime/query-manager.js";
 import { startStream } from "../runtime/start-stream.js";
 import { executeStatic } from "../runtime/static-execution.js";
@@ -40,6 +40,8 @@ export class Session implements SessionInternals {
   readonly streams = new StreamingQueryManager();
   private readonly workers: number;
   private readonly maxTaskAttempts: number | undefined;
+  private readonly retention: RetentionSettings;
+  private readonly checkpointRoot: string | null;
   private poolInstance: TaskPool | null = null;
   private readonly memoryStreams = new Map<string, MemoryStreamData>();
   private readonly tables = new Map<string, () => readonly Batch[]>();
@@ -52,6 +54,8 @@ export class Session implements SessionInternals {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
     this.workers = o.workers ?? os.availableParallelism();
     this.maxTaskAttempts = o.maxTaskAttempts;
+    this.retention = { minBatchesToRetain: o.minBatchesToRetain, minDeltasForSnapshot: o.minDeltasForSnapshot };
+    this.checkpointRoot = o.checkpointLocation ?? null;
   }
 
   /** Worker threads tasks run in (0: inline on the driver). */
@@ -140,6 +144,8 @@ export class Session implements SessionInternals {
         return session.pool;
       },
       streams: this.streams,
+      retention: this.retention,
+      checkpointRoot: this.checkpointRoot,
       memoryStream: (id) => this.memoryStreams.get(id),
       tableBatches: (id) => this.tables.get(id)?.() ?? [],
       memorySink: (name, fields) => {

@@ -61,6 +61,14 @@ export class BatchLog<T> {
     return ids;
   }
 
+  /** Deletes the entries before `batchId` (retention); a deleted entry is never read again. */
+  async purge(batchId: number): Promise<void> {
+    for (const id of await this.ids()) {
+      if (id >= batchId) break;
+      await fs.rm(this.fileOf(id), { force: true }).catch((e) => fail("delete", this.fileOf(id), e));
+    }
+  }
+
   async latest(): Promise<{ batchId: number; value: T } | null> {
     const ids = await this.ids();
     const last = ids.at(-1);

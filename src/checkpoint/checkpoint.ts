@@ -2,18 +2,19 @@ import * as path from "node:path";
 import { z } from "zod";
 import { CheckpointError } from "../errors/errors.js";
 import type { Offset } from "../sources/source.js";
-import { readTextIfExists, writeIfAbsent } from "./atomic-file.js";
+import { readTextIfExistsSync, writeIfAbsentSync } from "./atomic-file.js";
 import { BatchLog, LOG_VERSION } from "./batch-log.js";
 
 /** `<checkpoint>/metadata`: which query owns the checkpoint and what it reads. */
-export interface CheckpointMetadata {
-  readonly id: string;
-  readonly version: number;
+const metadataSchema = z.object({
+  id: z.string().min(1),
+  version: z.number().int().min(1),
   /** Source descriptions in plan order; a query with other sources may not reuse the folder. */
-  readonly sources: readonly string[];
+  sources: z.array(z.string()),
   /** Names of the stateful operators by operator id, so state is never read by a different operator. */
-  readonly stateful: readonly string[];
-}
+  stateful: z.array(z.string()),
+});
+export type CheckpointMetadata = Readonly<z.infer<typeof metadataSchema>>;
 
 const epochMs = z.number().finite();
 
@@ -58,38 +59,45 @@ export class Checkpoint {
    * Reads the metadata, or writes it for a new checkpoint. A checkpoint written for other sources
    * or another stateful operator stops the query: continuing would mix two queries' offsets.
    */
-  async claim(wanted: Omit<CheckpointMetadata, "id" | "version">, newId: string): Promise<CheckpointMetadata> {
-    const existing = await this.readMetadata();
+  claim(wanted: Omit<CheckpointMetadata, "id" | "version">, newId: string): CheckpointMetadata {
+    const existing = this.readMetadata();
     if (existing) {
       const sameSources = JSON.stringify(existing.sources) === JSON.stringify(wanted.sources);
       const sameStateful = JSON.stringify(existing.stateful) === JSON.stringify(wanted.stateful);
       if (!sameSources || !sameStateful) {
         const ops = (names: readonly string[]) => (names.length ? `stateful operators ${JSON.stringify(names)}` : "no stateful operator");
         throw new CheckpointError(
-          `checkpoint ${this.metadataFile} belongs to another query (sources ${JSON.stringify(existing.sources)}, ${ops(existing.stateful)}); ` +
+          `checkpoint file ${this.metadataFile} belongs to another query (sources ${JSON.stringify(existing.sources)}, ${ops(existing.stateful)}); ` +
             `this query reads ${JSON.stringify(wanted.sources)} with ${ops(wanted.stateful)}. Use a new checkpointLocation.`,
         );
       }
       return existing;
     }
     const meta: CheckpointMetadata = { id: newId, version: LOG_VERSION, ...wanted };
-    if (!(await writeIfAbsent(this.metadataFile, `${JSON.stringify(meta)}\n`))) return (await this.readMetadata())!;
+    // Two queries creating the same checkpoint at once: the second reads what the first wrote.
+    if (!writeIfAbsentSync(this.metadataFile, `${JSON.stringify(meta)}\n`)) return this.claim(wanted, newId);
     return meta;
   }
 
-  async readMetadata(): Promise<CheckpointMetadata | null> {
-    const text = await readTextIfExists(this.metadataFile);
+  /** Read synchronously: `start()` checks the checkpoint before it returns. */
+  readMetadata(): CheckpointMetadata | null {
+    const text = readTextIfExistsSync(this.metadataFile);
     if (text === null) return null;
-    let meta: CheckpointMetadata;
+    let json: unknown;
     try {
-      meta = JSON.parse(text) as CheckpointMetadata;
+      json = JSON.parse(text);
     } catch (e) {
       throw new CheckpointError(`checkpoint file ${this.metadataFile} is corrupt: ${(e as Error).message}`, { cause: e });
     }
-    if (typeof meta.id !== "string") throw new CheckpointError(`checkpoint file ${this.metadataFile} is corrupt: it has no query id`);
-    if (meta.version > LOG_VERSION) {
-      throw new CheckpointError(`checkpoint ${this.metadataFile} was written by a newer Sluice (version ${meta.version}); upgrade Sluice`);
+    const version = (json as { version?: unknown } | null)?.version;
+    if (typeof version === "number" && version > LOG_VERSION) {
+      throw new CheckpointError(`checkpoint file ${this.metadataFile} was written by a newer Sluice (version ${version}); upgrade Sluice`);
     }
-    return meta;
+    const meta = metadataSchema.safeParse(json);
+    if (!meta.success) {
+      const issue = meta.error.issues[0]!;
+      throw new CheckpointError(`checkpoint file ${this.metadataFile} is corrupt: ${issue.message}${issue.path.length ? ` at ${issue.path.join(".")}` : ""}`);
+    }
+    return meta.data;
   }
 }

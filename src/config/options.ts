@@ -23,8 +23,25 @@ export const sessionOptionsSchema = z
   .object({
     /** Worker threads for tasks; 0 runs every task inline on the driver. */
     workers: z.number().int("workers must be a whole number").min(0, "workers must be 0 (inline) or more").optional(),
+    /**
+     * Where queries without their own checkpointLocation keep their checkpoint (Spark's
+     * spark.sql.streaming.checkpointLocation): `<this>/<queryName>`, or a new folder per start for
+     * a query without a name.
+     */
+    checkpointLocation: z.string().min(1, "checkpointLocation must be a directory path").optional(),
     /** Attempts per task before the batch fails (Spark's spark.task.maxFailures). */
     maxTaskAttempts: z.number().int().min(1, "maxTaskAttempts must be at least 1").optional(),
+    /**
+     * Batches whose logs and state stay recoverable (Spark's spark.sql.streaming.minBatchesToRetain);
+     * older offsets, commits and state files are deleted.
+     */
+    minBatchesToRetain: z
+      .number()
+      .int("minBatchesToRetain must be a whole number")
+      .min(2, "minBatchesToRetain must be at least 2: a batch re-runs from the state of the batch before it")
+      .default(100),
+    /** State versions between two state snapshots (Spark's spark.sql.streaming.stateStore.minDeltasForSnapshot). */
+    minDeltasForSnapshot: z.number().int("minDeltasForSnapshot must be a whole number").min(1, "minDeltasForSnapshot must be at least 1").default(10),
   })
   .strict();
 export type SessionOptions = z.input<typeof sessionOptionsSchema>;

@@ -5,6 +5,14 @@ import type { Fields } from "../types/dtype.js";
 import type { TaskPool } from "../workers/pool.js";
 import type { StreamingQueryManager } from "./query-manager.js";
 
+/** How much of a query's history its checkpoint keeps (Spark's names). */
+export interface RetentionSettings {
+  /** Batches whose logs and state stay recoverable; older ones are deleted. */
+  readonly minBatchesToRetain: number;
+  /** State versions between two state snapshots; the versions between are delta files. */
+  readonly minDeltasForSnapshot: number;
+}
+
 /**
  * What the runtime needs from the session that started a query: the worker pool, the query
  * manager, and the data a session holds in memory (memory streams, in-memory tables and the
@@ -12,6 +20,9 @@ import type { StreamingQueryManager } from "./query-manager.js";
  */
 export interface EngineContext {
   readonly pool: TaskPool;
+  readonly retention: RetentionSettings;
+  /** The session's default checkpoint root (Spark's spark.sql.streaming.checkpointLocation), if any. */
+  readonly checkpointRoot: string | null;
   readonly streams: StreamingQueryManager;
   memoryStream(id: string): MemoryStreamData | undefined;
   /** The current batches of an in-memory table (`createDataFrame`, `fromArrow`, `session.table`). */

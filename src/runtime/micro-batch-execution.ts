@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
+import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import type { OutputMode, Trigger } from "../config/options.js";
-import { CheckpointError } from "../errors/errors.js";
+import type { BatchLog } from "../checkpoint/batch-log.js";
+import { CheckpointError, ConcurrentModificationError } from "../errors/errors.js";
 import type { BatchInfo } from "../operators/exec.js";
 import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
@@ -25,9 +27,13 @@ export interface ExecutionDeps {
   readonly outputMode: OutputMode;
   readonly trigger: Trigger;
   readonly checkpoint: Checkpoint;
+  /** Held by this run; checked before every log write, so two runs never both write a batch. */
+  readonly lock: CheckpointLock;
   readonly pool: TaskPool;
   /** Where the state of the query's stateful operators is kept. */
   readonly stateStores: StateStoreProvider;
+  /** Log entries of the last this many batches are kept; older ones are deleted after each commit. */
+  readonly minBatchesToRetain: number;
   readonly staticTables: Readonly<Record<string, unknown>>;
   readonly onProgress: (p: StreamingQueryProgress) => void;
   readonly onIdle: () => void;
@@ -68,7 +74,7 @@ interface PlannedBatch {
 export class MicroBatchExecution {
   private stopping = false;
   private wake: (() => void) | null = null;
-  private idleWaiters: { generation: number; resolve: () => void }[] = [];
+  private idleWaiters: { generation: number; resolve: (why: "idle" | "stopped") => void }[] = [];
   private triggerGeneration = 0;
   private statusValue: StreamingQueryStatus = { message: "Initializing sources", isDataAvailable: false, isTriggerActive: false };
   private readonly now: () => number;
@@ -98,8 +104,11 @@ export class MicroBatchExecution {
     this.wake?.();
   }
 
-  /** Resolves once a trigger that started after this call found no new data to process. */
-  waitUntilIdle(): Promise<void> {
+  /**
+   * Resolves with "idle" once a trigger that started after this call found no new data to
+   * process, or with "stopped" when the run ends first (stopped, finished or failed).
+   */
+  waitUntilIdle(): Promise<"idle" | "stopped"> {
     const generation = this.triggerGeneration + 1;
     this.wake?.();
     return new Promise((resolve) => this.idleWaiters.push({ generation, resolve }));
@@ -253,7 +262,7 @@ export class MicroBatchExecution {
       inputWatermarksMs: this.tracker.inputs,
     };
     const t1 = this.now();
-    await checkpoint.offsets.add(batchId, entry);
+    await this.addLogEntry(checkpoint.offsets, batchId, entry);
     timings.walCommit = this.now() - t1;
     return { batchId, entry, start: this.committed, timings };
   }
@@ -279,8 +288,10 @@ export class MicroBatchExecution {
     const t4 = this.now();
     stage.commit(batchId + 1);
     this.watermarkMovedLastBatch = this.tracker.update(out.eventTime);
-    await checkpoint.commits.add(batchId, { nextBatchWatermarkMs: this.tracker.current });
+    await this.addLogEntry(checkpoint.commits, batchId, { nextBatchWatermarkMs: this.tracker.current });
     sources.forEach((s, i) => s.commit(end[i]));
+    const oldestKept = batchId + 1 - this.deps.minBatchesToRetain;
+    await Promise.all([checkpoint.offsets.purge(oldestKept), checkpoint.commits.purge(oldestKept)]);
     timings.commitOffsets = this.now() - t4;
 
     this.committed = end;
@@ -307,16 +318,30 @@ export class MicroBatchExecution {
     );
   }
 
+  /**
+   * Writes a log entry this run is the only one to write. An entry that is already there was
+   * written by another run on this checkpoint: stop rather than process a batch twice.
+   */
+  private async addLogEntry<T>(log: BatchLog<T>, batchId: number, entry: T): Promise<void> {
+    this.deps.lock.verify();
+    if (!(await log.add(batchId, entry))) {
+      throw new ConcurrentModificationError(
+        `Multiple streaming queries are concurrently using ${this.deps.checkpoint.root}: ${log.fileOf(batchId)} was written by another run while this one ` +
+          `(query ${this.deps.id}, run ${this.deps.runId}) ran batch ${batchId}; this run stops`,
+      );
+    }
+  }
+
   private releaseIdleWaiters(): void {
     const ready = this.idleWaiters.filter((w) => w.generation <= this.triggerGeneration);
     this.idleWaiters = this.idleWaiters.filter((w) => w.generation > this.triggerGeneration);
-    for (const w of ready) w.resolve();
+    for (const w of ready) w.resolve("idle");
   }
 
   private releaseAllWaiters(): void {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
-    for (const w of waiters) w.resolve();
+    for (const w of waiters) w.resolve("stopped");
   }
 
   private sleep(ms: number): Promise<void> {

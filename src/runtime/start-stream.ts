@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Checkpoint } from "../checkpoint/checkpoint.js";
+import { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import { AnalysisError } from "../errors/errors.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { checkStreamingQuery } from "../plan/unsupported-operations.js";
@@ -32,9 +33,11 @@ export function statefulNames(plan: PhysicalPlan): string[] {
 }
 
 /**
- * Starts a streaming query (Spark's DataStreamWriter.start): checks the plan against the output
- * mode, creates the sink, and launches a run that claims the checkpoint, creates the sources,
- * opens the state and drives the micro-batch loop.
+ * Starts a streaming query (Spark's DataStreamWriter.start). Before it returns it checks the plan
+ * against the output mode, creates the sink, and claims the checkpoint: its metadata must be this
+ * query's, and its lock is taken, so a second query on the same checkpoint (in this process or
+ * another) is refused here. The run it launches creates the sources, opens the state and drives
+ * the micro-batch loop; the lock is released when the run ends.
  */
 export function startStream(engine: EngineContext, stateStores: (checkpoint: string) => StateStoreProvider, plan: LogicalPlan, config: WriterConfig): StreamingQuery {
   const physical = planPhysical(plan);
@@ -43,25 +46,36 @@ export function startStream(engine: EngineContext, stateStores: (checkpoint: str
     const refusal = streamingRefusal(p.source, config.trigger);
     if (refusal !== null) throw new AnalysisError(refusal);
   }
-  engine.streams.reserveName(config.queryName);
   const sink = createSink(engine, config, physical);
-  const checkpointDir = config.checkpointLocation ?? path.join(os.tmpdir(), "sluice-checkpoints", randomUUID());
-  const temporary = config.checkpointLocation === null;
+  const location = config.checkpointLocation ?? (engine.checkpointRoot === null ? null : path.join(engine.checkpointRoot, config.queryName ?? randomUUID()));
+  if (sink.requiresCheckpoint && location === null) {
+    throw new AnalysisError(
+      `checkpointLocation must be specified through option("checkpointLocation", ...) or new Session({ checkpointLocation }): ` +
+        `${sink.description} keeps its output beyond this process, and only the checkpoint can tell after a restart which batches it already wrote`,
+    );
+  }
+  engine.streams.reserveName(config.queryName);
+  // Memory and console sinks may run on a throwaway checkpoint, as in Spark.
+  const temporary = location === null;
+  const checkpointDir = path.resolve(location ?? path.join(os.tmpdir(), "sluice-checkpoints", randomUUID()));
+  const checkpoint = new Checkpoint(checkpointDir);
+  const meta = checkpoint.claim({ sources: physical.inputs.map((p) => describeSource(p.source)), stateful: statefulNames(physical) }, randomUUID());
+  const runId = randomUUID();
+  const lock = CheckpointLock.acquire(checkpointDir, { queryId: meta.id, runId });
 
   const query = new StreamingQuery(
-    randomUUID(),
+    meta.id,
+    runId,
     config.queryName,
     engine.streams.bus,
     async (q) => {
-      const checkpoint = new Checkpoint(checkpointDir);
-      const meta = await checkpoint.claim({ sources: physical.inputs.map((p) => describeSource(p.source)), stateful: statefulNames(physical) }, q.id);
       const staticTables = await buildStaticTables(engine, physical);
       const sources = physical.inputs.map((p, i) =>
         openStreamSource(p.source, { memoryStream: (id) => engine.memoryStream(id), sourceDir: checkpoint.sourceDir(i) }),
       );
       const execution = new MicroBatchExecution({
         id: meta.id,
-        runId: q.runId,
+        runId,
         name: config.queryName,
         plan: physical,
         sources,
@@ -69,15 +83,18 @@ export function startStream(engine: EngineContext, stateStores: (checkpoint: str
         outputMode: config.outputMode,
         trigger: config.trigger,
         checkpoint,
+        lock,
         pool: engine.pool,
-        stateStores: stateStores(path.resolve(checkpointDir)),
+        stateStores: stateStores(checkpointDir),
+        minBatchesToRetain: engine.retention.minBatchesToRetain,
         staticTables,
         onProgress: (p) => q.recordProgress(p),
         onIdle: () => q.recordIdle(),
       });
-      return { execution, id: meta.id, done: execution.run() };
+      return { execution, done: execution.run() };
     },
     async () => {
+      lock.release();
       if (temporary) await fs.rm(checkpointDir, { recursive: true, force: true });
     },
   );

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { StreamingQueryException } from "../errors/errors.js";
 import type { ListenerBus } from "./listener.js";
 import type { MicroBatchExecution } from "./micro-batch-execution.js";
@@ -12,7 +11,6 @@ const RECENT_PROGRESS = 100;
  * the same checkpoint, `runId` is new per start), status, progress, and control.
  */
 export class StreamingQuery {
-  readonly runId = randomUUID();
   private progressLog: StreamingQueryProgress[] = [];
   private failure: StreamingQueryException | null = null;
   private active = true;
@@ -21,10 +19,13 @@ export class StreamingQuery {
 
   /** @internal */
   constructor(
-    private idValue: string,
+    /** Unique across restarts from the same checkpoint. */
+    readonly id: string,
+    /** New for every start. */
+    readonly runId: string,
     readonly name: string | null,
     private readonly bus: ListenerBus,
-    start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; id: string; done: Promise<void> }>,
+    start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>,
     private readonly cleanup: () => Promise<void>,
   ) {
     this.terminated = this.launch(start);
@@ -32,11 +33,10 @@ export class StreamingQuery {
     this.terminated.catch(() => undefined);
   }
 
-  private async launch(start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; id: string; done: Promise<void> }>): Promise<void> {
+  private async launch(start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>): Promise<void> {
     try {
-      const { execution, id, done } = await start(this);
+      const { execution, done } = await start(this);
       this.execution = execution;
-      this.idValue = id;
       this.bus.post("onQueryStarted", { id: this.id, runId: this.runId, name: this.name, timestamp: new Date().toISOString() });
       await done;
     } catch (e) {
@@ -52,11 +52,6 @@ export class StreamingQuery {
       this.bus.post("onQueryTerminated", { id: this.id, runId: this.runId, exception: this.failure });
     }
     if (this.failure) throw this.failure;
-  }
-
-  /** Unique across restarts from the same checkpoint. */
-  get id(): string {
-    return this.idValue;
   }
 
   get isActive(): boolean {
@@ -122,8 +117,9 @@ export class StreamingQuery {
       if (this.failure) throw this.failure;
       return;
     }
-    await Promise.race([this.execution.waitUntilIdle(), this.terminated]);
-    if (this.failure) throw this.failure;
+    const why = await Promise.race([this.execution.waitUntilIdle(), this.terminated.then(() => "stopped" as const)]);
+    // A run that ended meanwhile may have failed: its termination tells.
+    if (why === "stopped") await this.terminated;
   }
 
   /** Stops the query after the batch in flight and waits until it has stopped. */

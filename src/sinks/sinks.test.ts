@@ -1,7 +1,8 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { col, count, window } from "../api/functions.js";
 import { at, withSession } from "../testing/fixtures.js";
+import { tempDir } from "../testing/temp-dir.js";
 import { ConsoleSink } from "./console-sink.js";
 import { rowsToBatch } from "../batch/rows.js";
 
@@ -84,6 +85,9 @@ describe("memory sink", () => {
 });
 
 describe("foreachBatch", () => {
+  const temp = tempDir("sluice-foreach-");
+  afterAll(() => temp.remove());
+
   it("hands each batch to the function as a static DataFrame with its batch id", () =>
     withSession(2, async (session) => {
       const words = session.memoryStream(Word);
@@ -97,6 +101,7 @@ describe("foreachBatch", () => {
         .foreachBatch(async (df, id) => {
           seen.push({ id, rows: await df.select("n").collect() });
         })
+        .option("checkpointLocation", temp.path("foreach"))
         .start();
       words.addData({ word: "a", time: at("10:00") }, { word: "b", time: at("10:00", 30) });
       await q.processAllAvailable();

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { Session } from "../api/session.js";
 
 /** `at("12:07")` is 2026-01-01T12:07:00Z: readable event times for tests and examples. */
@@ -14,12 +17,17 @@ export function win(start: string, end: string): { start: Date; end: Date } {
 /** Worker counts every engine test runs with: inline, one thread, two threads. */
 export const WORKER_COUNTS = [0, 1, 2] as const;
 
-/** Runs `fn` with a session and always stops it, so worker threads never outlive a test. */
+/**
+ * Runs `fn` with a session and always stops it, so worker threads never outlive a test. Queries
+ * without a checkpointLocation of their own keep it in a temporary folder, removed afterwards.
+ */
 export async function withSession<T>(workers: number, fn: (s: Session) => Promise<T>): Promise<T> {
-  const session = new Session({ workers });
+  const checkpoints = mkdtempSync(path.join(os.tmpdir(), "sluice-session-"));
+  const session = new Session({ workers, checkpointLocation: checkpoints });
   try {
     return await fn(session);
   } finally {
     await session.stop();
+    rmSync(checkpoints, { recursive: true, force: true });
   }
 }
