@@ -26,6 +26,7 @@ import type { WriterConfig } from "../runtime/writer-config.js";
 import { ConsoleSink } from "../sinks/console-sink.js";
 import { KafkaSink } from "../sinks/kafka-sink.js";
 import { closeClusters } from "../sources/kafka/kafka-cluster.js";
+import { FileSink } from "../sinks/file/file-sink.js";
 import { ForeachBatchSink } from "../sinks/foreach-batch-sink.js";
 import { MemorySink } from "../sinks/memory-sink.js";
 import type { Sink } from "../sinks/sink.js";
@@ -227,6 +228,8 @@ export class Session implements SessionInternals {
         return new KafkaSink(config.sink);
       case "foreachBatch":
         return new ForeachBatchSink(config.sink.fn);
+      case "file":
+        return new FileSink(config.sink, physical.outputFields);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Batch } from "../batch/batch.js";
+import type { FileSinkFormat } from "../config/file-sink-options.js";
 import type { OutputMode, Trigger } from "../config/options.js";
 
 /** A validated `writeStream` configuration, as the query manager receives it. */
@@ -11,5 +12,6 @@ export interface WriterConfig {
     | { readonly kind: "console"; readonly numRows: number; readonly truncate: boolean }
     | { readonly kind: "memory" }
     | { readonly kind: "kafka"; readonly bootstrapServers: string; readonly topic: string | null; readonly clientId: string }
-    | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown };
+    | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown }
+    | { readonly kind: "file"; readonly format: FileSinkFormat; readonly path: string; readonly maxRecordsPerFile: number; readonly compactInterval: number };
 }
