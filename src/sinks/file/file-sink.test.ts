@@ -140,6 +140,20 @@ describe("FileSink", () => {
     );
   });
 
+  it("stops when another writer added the same batch's entry meanwhile: two queries write one folder", async () => {
+    const d = folder();
+    const first = await openSink(d.dir);
+    const second = await openSink(d.dir);
+    await first.addBatch(0, rowsToBatch(rows(1), FIELDS));
+    await expect(second.addBatch(0, rowsToBatch(rows(2), FIELDS))).rejects.toThrow(
+      new CheckpointError(`${d.path("_sluice_metadata", "0")} appeared while batch 0 was being written: another query writes to ${d.dir}; give each query its own path`),
+    );
+    const compacting = await openSink(d.dir, { compactInterval: 2 });
+    await first.addBatch(1, rowsToBatch(rows(3), FIELDS));
+    await expect(compacting.addBatch(1, rowsToBatch(rows(4), FIELDS))).rejects.toThrow(`${d.path("_sluice_metadata", "1")} appeared while batch 1`);
+    expect(readdirSync(d.path("_sluice_metadata"))).toEqual(["0", "1"]);
+  });
+
   it("describes its guarantee", async () => {
     const sink = await openSink(folder().path("out"));
     expect([sink.description, sink.guarantee, sink.requiresCheckpoint]).toEqual([`FileSink[${dirs[0]!.path("out")}]`, "idempotent", true]);

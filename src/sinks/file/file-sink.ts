@@ -88,11 +88,9 @@ export class FileSink implements Sink {
     }
     const files = await this.writeParts(batchId, data);
     crashPoint("fileSinkBeforeManifest", batchId);
-    const added = await this.manifest.add(batchId, { queryId: this.queryId, files }, this.config.compactInterval);
-    if (!added) {
-      throw new CheckpointError(
-        `${this.manifest.fileOf(batchId, (batchId + 1) % this.config.compactInterval === 0)} appeared while batch ${batchId} was being written: another query writes to ${this.config.path}; give each query its own path`,
-      );
+    const existing = await this.manifest.add(batchId, { queryId: this.queryId, files }, this.config.compactInterval);
+    if (existing !== null) {
+      throw new CheckpointError(`${existing} appeared while batch ${batchId} was being written: another query writes to ${this.config.path}; give each query its own path`);
     }
     this.lastBatchId = batchId;
   }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { CheckpointError } from "../../errors/errors.js";
 import { tempDir } from "../../testing/temp-dir.js";
@@ -22,17 +22,18 @@ const entry = (batchId: number, files = [part(batchId)]) => ({ queryId: QUERY, f
 describe("ManifestLog", () => {
   it("writes entry <batchId> as a version line and the JSON of the batch's files", async () => {
     const { log, file } = manifest();
-    expect(await log.add(0, entry(0), 10)).toBe(true);
+    expect(await log.add(0, entry(0), 10)).toBeNull();
     expect(readFileSync(file("0"), "utf8")).toBe(
       `v1\n{"queryId":"${QUERY}","files":[{"path":"part-00000-00000.json","size":10,"numRows":1,"modificationTime":1767225600000}]}\n`,
     );
     expect(await log.latest()).toEqual({ batchId: 0, entry: entry(0), file: file("0") });
   });
 
-  it("keeps an existing entry: adding the same batch id again returns false", async () => {
+  it("keeps an existing entry: adding the same batch id again returns the existing entry's file, in either form", async () => {
     const { log, file } = manifest();
     await log.add(0, entry(0), 10);
-    expect(await log.add(0, entry(0, []), 10)).toBe(false);
+    expect(await log.add(0, entry(0, []), 10)).toBe(file("0"));
+    expect(await log.add(0, entry(0, []), 1)).toBe(file("0"));
     expect(await log.allFiles()).toEqual([part(0)]);
     expect(readdirSync(file(".."), { recursive: true })).toEqual(["_sluice_metadata", "_sluice_metadata/0"]);
   });
@@ -116,6 +117,16 @@ describe("ManifestLog", () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(file("9.compact"), "v1\n{");
     await expect(log.latest()).rejects.toThrow(`checkpoint file ${file("9.compact")} is corrupt`);
+  });
+
+  it("lists again when an entry vanishes between listing and reading (a compaction), a bounded number of times", async () => {
+    const { log, dir, file } = manifest();
+    await log.add(0, entry(0), 10);
+    // A link to nothing: listed, then gone when read, every time.
+    symlinkSync(file("missing"), file("1"));
+    await expect(log.allFiles()).rejects.toThrow(
+      new CheckpointError(`file sink manifest entry ${file("1")} disappeared while the manifest was read, 3 times; another process is compacting ${dir} faster than it can be read`),
+    );
   });
 
   it("ignores temp files and names that are not entries", async () => {

@@ -82,6 +82,11 @@ export class ManifestLog {
     return compact ? this.compacts.fileOf(batchId) : this.entries.fileOf(batchId);
   }
 
+  /** Whether `add` writes batch `batchId` as a compact entry (batches 9, 19, ... for an interval of 10, as Spark). */
+  static isCompaction(batchId: number, compactInterval: number): boolean {
+    return (batchId + 1) % compactInterval === 0;
+  }
+
   /** The newest entry, or null for an empty manifest. */
   async latest(): Promise<{ readonly batchId: number; readonly entry: ManifestEntry; readonly file: string } | null> {
     return this.reading(async () => {
@@ -104,15 +109,19 @@ export class ManifestLog {
   }
 
   /**
-   * Adds entry `batchId`, compacting when the id is a compaction batch (`(batchId + 1) %
-   * compactInterval === 0`). False when the entry already existed (the one there is kept).
+   * Adds entry `batchId`, as a compact entry when `isCompaction`. Returns null, or the file of the
+   * entry another writer already added for this batch (in either form; it is kept).
    */
-  async add(batchId: number, entry: ManifestEntry, compactInterval: number): Promise<boolean> {
-    if ((batchId + 1) % compactInterval !== 0) return this.entries.add(batchId, entry);
+  async add(batchId: number, entry: ManifestEntry, compactInterval: number): Promise<string | null> {
+    const compact = ManifestLog.isCompaction(batchId, compactInterval);
+    // A writer with another interval may have written the batch in the other form.
+    const other = this.fileOf(batchId, !compact);
+    if (await this.exists(other)) return other;
+    if (!compact) return (await this.entries.add(batchId, entry)) ? null : this.fileOf(batchId, false);
     const live = [...(await this.allFiles()), ...entry.files];
-    if (!(await this.compacts.add(batchId, { queryId: entry.queryId, files: live }))) return false;
+    if (!(await this.compacts.add(batchId, { queryId: entry.queryId, files: live }))) return this.fileOf(batchId, true);
     await this.deleteBefore(batchId);
-    return true;
+    return null;
   }
 
   /** Deletes entries and compact entries older than `batchId`: the compact entry holds their files. */
@@ -120,6 +129,16 @@ export class ManifestLog {
     for (const name of await this.names()) {
       const id = batchIdOf(name);
       if (id !== null && id < batchId) await fs.rm(path.join(this.dir, name), { force: true }).catch((e) => fail("delete", path.join(this.dir, name), e));
+    }
+  }
+
+  private async exists(file: string): Promise<boolean> {
+    try {
+      await fs.access(file);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+      return fail("read", file, e);
     }
   }
 
