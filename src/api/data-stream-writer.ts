@@ -1,4 +1,5 @@
 import type { Batch } from "../batch/batch.js";
+import { COMPACT_INTERVAL, type FileSinkFormat, fileSinkOptionsSchema } from "../config/file-sink-options.js";
 import { kafkaSinkOptionsSchema, kafkaSinkTransactions } from "../config/kafka-options.js";
 import {
   consoleSinkOptionsSchema,
@@ -10,7 +11,7 @@ import {
   writerOptionsSchema,
 } from "../config/options.js";
 import { validateOptions } from "../config/validate.js";
-import { OptionError } from "../errors/errors.js";
+import { AnalysisError, OptionError } from "../errors/errors.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
 import type { WriterConfig } from "../runtime/writer-config.js";
@@ -18,7 +19,7 @@ import type { SchemaShape } from "../types/dtype.js";
 import { DataFrame } from "./data-frame.js";
 import type { SessionInternals } from "./session-internals.js";
 
-export type SinkFormat = "console" | "memory" | "kafka";
+export type SinkFormat = "console" | "memory" | "kafka" | FileSinkFormat;
 export type ForeachBatchFunction<S extends SchemaShape> = (batch: DataFrame<S>, batchId: number) => unknown;
 
 /**
@@ -78,7 +79,9 @@ export class DataStreamWriter<S extends SchemaShape> {
     return this;
   }
 
-  start(): StreamingQuery {
+  /** Starts the query; `path` is the file sinks' output folder, as `option("path", path)`. */
+  start(path?: string): StreamingQuery {
+    if (path !== undefined) this.opts["path"] = path;
     return this.session.startStream(this.plan, this.config());
   }
 
@@ -103,6 +106,14 @@ export class DataStreamWriter<S extends SchemaShape> {
           sink: { kind: "kafka", bootstrapServers: o["kafka.bootstrap.servers"], topic: o.topic ?? null, clientId: o["kafka.client.id"], transactional: kafkaSinkTransactions(o) },
         };
       }
+      case "json":
+      case "parquet":
+      case "arrow": {
+        const format = this.sinkFormat as FileSinkFormat;
+        if (outputMode !== "append") throw new AnalysisError(`Data source ${format} does not support ${outputMode[0]!.toUpperCase()}${outputMode.slice(1)} output mode`);
+        const o = validateOptions(fileSinkOptionsSchema, sinkOptions, `${format} sink`);
+        return { ...base, sink: { kind: "file", format, path: o.path, maxRecordsPerFile: o.maxRecordsPerFile, compactInterval: o[COMPACT_INTERVAL] } };
+      }
       case "foreachBatch": {
         noOptions(sinkOptions, "foreachBatch sink");
         const fn = this.batchFn!;
@@ -110,7 +121,7 @@ export class DataStreamWriter<S extends SchemaShape> {
         return { ...base, sink: { kind: "foreachBatch", fn: (batch, id) => fn(session.dataFrameOf(batch), id) } };
       }
       default:
-        throw new OptionError(`writeStream.format("${this.sinkFormat}") is not a sink Sluice has; use "console", "memory", "kafka" or foreachBatch(fn)`);
+        throw new OptionError(`writeStream.format("${this.sinkFormat}") is not a sink Sluice has; use "console", "memory", "kafka", "json", "parquet", "arrow" or foreachBatch(fn)`);
     }
   }
 }

@@ -37,7 +37,7 @@ export async function writeIfAbsent(file: string, content: string): Promise<bool
   }
 }
 
-async function syncDir(dir: string): Promise<void> {
+export async function syncDir(dir: string): Promise<void> {
   const handle = await fs.open(dir, "r");
   try {
     await handle.sync();

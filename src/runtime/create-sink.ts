@@ -1,5 +1,6 @@
 import type { PhysicalPlan } from "../planner/physical.js";
 import { ConsoleSink } from "../sinks/console-sink.js";
+import { FileSink } from "../sinks/file/file-sink.js";
 import { ForeachBatchSink } from "../sinks/foreach-batch-sink.js";
 import { KafkaSink } from "../sinks/kafka-sink.js";
 import type { Sink } from "../sinks/sink.js";
@@ -18,5 +19,7 @@ export function createSink(engine: EngineContext, config: WriterConfig, plan: Ph
       return new KafkaSink(config.sink);
     case "foreachBatch":
       return new ForeachBatchSink(config.sink.fn);
+    case "file":
+      return new FileSink(config.sink, plan.outputFields);
   }
 }

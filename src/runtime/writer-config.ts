@@ -1,4 +1,5 @@
 import type { Batch } from "../batch/batch.js";
+import type { FileSinkFormat } from "../config/file-sink-options.js";
 import type { OutputMode, Trigger } from "../config/options.js";
 
 /** A validated `writeStream` configuration, as the query manager receives it. */
@@ -18,5 +19,6 @@ export interface WriterConfig {
         /** Exactly-once writes (a transactional id prefix, null to derive it from the query id); null: at-least-once. */
         readonly transactional: { readonly idPrefix: string | null; readonly timeoutMs: number } | null;
       }
-    | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown };
+    | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown }
+    | { readonly kind: "file"; readonly format: FileSinkFormat; readonly path: string; readonly maxRecordsPerFile: number; readonly compactInterval: number };
 }

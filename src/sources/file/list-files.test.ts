@@ -79,3 +79,50 @@ describe("globToRegExp", () => {
     expect(() => globToRegExp("{a,b")).toThrow(OptionError);
   });
 });
+
+describe("listFiles on a file sink's folder", () => {
+  let out: string;
+  const namesIn = (files: { path: string }[]) => files.map((f) => f.path.slice(out.length + 1));
+  const entry = (files: { path: string; size: number; mtime: number }[]) =>
+    `v1\n${JSON.stringify({ queryId: "q", files: files.map((f) => ({ path: f.path, size: f.size, numRows: 1, modificationTime: f.mtime })) })}\n`;
+
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), "sluice-list-sink-"));
+    mkdirSync(join(out, "_sluice_metadata"));
+    for (const name of ["part-00000-00000.json", "part-00001-00000.json", "part-00001-00001.json", "part-00002-00000.json", "notes.txt"]) writeFileSync(join(out, name), "{}\n");
+    writeFileSync(join(out, "_sluice_metadata", "0"), entry([{ path: "part-00000-00000.json", size: 3, mtime: 2000 }]));
+    writeFileSync(
+      join(out, "_sluice_metadata", "1"),
+      entry([
+        { path: "part-00001-00001.json", size: 3, mtime: 3000 },
+        { path: "part-00001-00000.json", size: 3, mtime: 3000 },
+      ]),
+    );
+    // part-00002-00000.json: a batch that crashed before its manifest entry.
+  });
+
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it("lists the files the manifest committed, oldest first, with the size and time it recorded; never orphans or the manifest", async () => {
+    expect(await listFiles(out, { pathGlobFilter: null })).toEqual([
+      { path: join(out, "part-00000-00000.json"), size: 3, mtimeMs: 2000 },
+      { path: join(out, "part-00001-00000.json"), size: 3, mtimeMs: 3000 },
+      { path: join(out, "part-00001-00001.json"), size: 3, mtimeMs: 3000 },
+    ]);
+  });
+
+  it("applies pathGlobFilter to the committed files' names", async () => {
+    expect(namesIn(await listFiles(out, { pathGlobFilter: "part-00001-*" }))).toEqual(["part-00001-00000.json", "part-00001-00001.json"]);
+  });
+
+  it("fails naming the entry when the manifest is corrupt", async () => {
+    const broken = mkdtempSync(join(tmpdir(), "sluice-list-sink-"));
+    try {
+      mkdirSync(join(broken, "_sluice_metadata"));
+      writeFileSync(join(broken, "_sluice_metadata", "0"), "v1\n{");
+      await expect(listFiles(broken, { pathGlobFilter: null })).rejects.toThrow(`checkpoint file ${join(broken, "_sluice_metadata", "0")} is corrupt`);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { SluiceError } from "../../errors/errors.js";
+import { committedFiles } from "../../sinks/file/committed-files.js";
 import { globToRegExp } from "./glob.js";
 import { osErrorText } from "./os-error.js";
 
@@ -27,9 +28,17 @@ export function isDataFileName(name: string): boolean {
  * The data files directly inside `dir` (not in subdirectories), oldest first: by modification
  * time, then by path, which is the order a file stream source picks up new files in. A file that
  * disappears while the directory is being listed is left out.
+ *
+ * A folder a file sink writes (it has `_sluice_metadata`) is not listed: its data files are the
+ * ones the sink's manifest lists as committed, so files of a batch that crashed half-way are not
+ * read, as Spark reads a folder with `_spark_metadata`.
  */
 export async function listFiles(dir: string, options: ListFilesOptions): Promise<ListedFile[]> {
   const filter = options.pathGlobFilter === null ? null : globToRegExp(options.pathGlobFilter);
+  const committed = await committedFiles(dir);
+  if (committed !== null) {
+    return sortOldestFirst(committed.filter((f) => filter === null || filter.test(basename(f.path))).map(({ path, size, mtimeMs }) => ({ path, size, mtimeMs })));
+  }
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -40,7 +49,10 @@ export async function listFiles(dir: string, options: ListFilesOptions): Promise
     (entry) => !entry.isDirectory() && isDataFileName(entry.name) && (filter === null || filter.test(entry.name)),
   );
   const listed = await Promise.all(candidates.map((entry) => statFile(join(dir, entry.name))));
-  const files = listed.filter((f): f is ListedFile => f !== null);
+  return sortOldestFirst(listed.filter((f): f is ListedFile => f !== null));
+}
+
+function sortOldestFirst(files: ListedFile[]): ListedFile[] {
   return files.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
