@@ -42,6 +42,7 @@ export class Session implements SessionInternals {
   private readonly maxTaskAttempts: number | undefined;
   private readonly retention: RetentionSettings;
   private readonly checkpointRoot: string | null;
+  private readonly stopTimeoutMs: number;
   private poolInstance: TaskPool | null = null;
   private readonly memoryStreams = new Map<string, MemoryStreamData>();
   private readonly tables = new Map<string, () => readonly Batch[]>();
@@ -56,6 +57,7 @@ export class Session implements SessionInternals {
     this.maxTaskAttempts = o.maxTaskAttempts;
     this.retention = { minBatchesToRetain: o.minBatchesToRetain, minDeltasForSnapshot: o.minDeltasForSnapshot };
     this.checkpointRoot = o.checkpointLocation ?? null;
+    this.stopTimeoutMs = o.stopTimeout;
   }
 
   /** Worker threads tasks run in (0: inline on the driver). */
@@ -146,6 +148,7 @@ export class Session implements SessionInternals {
       streams: this.streams,
       retention: this.retention,
       checkpointRoot: this.checkpointRoot,
+      stopTimeoutMs: this.stopTimeoutMs,
       memoryStream: (id) => this.memoryStreams.get(id),
       tableBatches: (id) => this.tables.get(id)?.() ?? [],
       memorySink: (name, fields) => {

@@ -29,6 +29,11 @@ export const sessionOptionsSchema = z
      * a query without a name.
      */
     checkpointLocation: z.string().min(1, "checkpointLocation must be a directory path").optional(),
+    /**
+     * How long `query.stop()` waits for the batch in flight before it abandons the run (Spark's
+     * spark.sql.streaming.stopTimeout, which waits forever by default; Sluice's stop() is bounded).
+     */
+    stopTimeout: duration("stopTimeout").default(30_000),
     /** Attempts per task before the batch fails (Spark's spark.task.maxFailures). */
     maxTaskAttempts: z.number().int().min(1, "maxTaskAttempts must be at least 1").optional(),
     /**

@@ -23,6 +23,8 @@ export interface EngineContext {
   readonly retention: RetentionSettings;
   /** The session's default checkpoint root (Spark's spark.sql.streaming.checkpointLocation), if any. */
   readonly checkpointRoot: string | null;
+  /** How long `stop()` waits for the batch in flight, in ms. */
+  readonly stopTimeoutMs: number;
   readonly streams: StreamingQueryManager;
   memoryStream(id: string): MemoryStreamData | undefined;
   /** The current batches of an in-memory table (`createDataFrame`, `fromArrow`, `session.table`). */

@@ -3,7 +3,7 @@ import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
 import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import type { OutputMode, Trigger } from "../config/options.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
-import { CheckpointError, ConcurrentModificationError } from "../errors/errors.js";
+import { CheckpointError, ConcurrentModificationError, SluiceError } from "../errors/errors.js";
 import type { BatchInfo } from "../operators/exec.js";
 import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
@@ -73,6 +73,10 @@ interface PlannedBatch {
  */
 export class MicroBatchExecution {
   private stopping = false;
+  /** Set by `abandon()`: the run may still be inside a batch, but must not write anything more. */
+  private abandoned = false;
+  /** What the run is doing, for a stop that times out. */
+  private activity = "starting";
   private wake: (() => void) | null = null;
   private idleWaiters: { generation: number; resolve: (why: "idle" | "stopped") => void }[] = [];
   private triggerGeneration = 0;
@@ -102,6 +106,21 @@ export class MicroBatchExecution {
   requestStop(): void {
     this.stopping = true;
     this.wake?.();
+  }
+
+  /**
+   * Gives up on a run that did not stop in time: whatever its batch in flight still does, it
+   * writes no state, log entry or source commit. Returns what the run was doing.
+   */
+  abandon(): string {
+    this.abandoned = true;
+    this.requestStop();
+    return this.activity;
+  }
+
+  /** Throws once the run was abandoned: called before every step that leaves a trace. */
+  private checkNotAbandoned(step: string): void {
+    if (this.abandoned) throw new SluiceError(`the run was abandoned by stop() before it could ${step}`);
   }
 
   /**
@@ -143,11 +162,13 @@ export class MicroBatchExecution {
       const triggerStart = this.now();
       this.triggerGeneration++;
       this.statusValue = { message: "Getting offsets from sources", isDataAvailable: false, isTriggerActive: true };
+      this.activity = `planning batch ${this.nextBatchId}`;
       const batch = await this.constructNextBatch(triggerStart);
       if (batch) {
         this.statusValue = { message: "Processing new data", isDataAvailable: true, isTriggerActive: true };
         await this.runBatch(batch);
       } else {
+        this.activity = "waiting for data";
         this.statusValue = { message: "Waiting for data to arrive", isDataAvailable: false, isTriggerActive: false };
         this.releaseIdleWaiters();
       }
@@ -273,6 +294,7 @@ export class MicroBatchExecution {
     const stage = this.stage!;
     const end = entry.sources;
     const t2 = this.now();
+    this.activity = `reading batch ${batchId} from its sources`;
     const splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i])));
     timings.getBatch = this.now() - t2;
 
@@ -280,12 +302,17 @@ export class MicroBatchExecution {
     // Complete mode keeps every group forever, so nothing is late and nothing is dropped.
     const watermarkMs = this.deps.outputMode === "complete" ? null : entry.batchWatermarkMs;
     const info: BatchInfo = { batchId, watermarkMs, batchTimestampMs: entry.batchTimestampMs };
+    this.activity = `running batch ${batchId}'s tasks`;
     const out = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
     const result = stage.run(out.batches, info);
+    this.checkNotAbandoned(`write batch ${batchId} to the sink`);
+    this.activity = `writing batch ${batchId} to ${sink.description}`;
     await sink.addBatch(batchId, result, this.deps.outputMode);
     timings.addBatch = this.now() - t3;
 
     const t4 = this.now();
+    this.checkNotAbandoned(`commit batch ${batchId}`);
+    this.activity = `committing batch ${batchId}`;
     stage.commit(batchId + 1);
     this.watermarkMovedLastBatch = this.tracker.update(out.eventTime);
     await this.addLogEntry(checkpoint.commits, batchId, { nextBatchWatermarkMs: this.tracker.current });
@@ -323,6 +350,7 @@ export class MicroBatchExecution {
    * written by another run on this checkpoint: stop rather than process a batch twice.
    */
   private async addLogEntry<T>(log: BatchLog<T>, batchId: number, entry: T): Promise<void> {
+    this.checkNotAbandoned(`write ${log.fileOf(batchId)}`);
     this.deps.lock.verify();
     if (!(await log.add(batchId, entry))) {
       throw new ConcurrentModificationError(

@@ -97,6 +97,7 @@ export function startStream(engine: EngineContext, stateStores: (checkpoint: str
       lock.release();
       if (temporary) await fs.rm(checkpointDir, { recursive: true, force: true });
     },
+    engine.stopTimeoutMs,
   );
   engine.streams.register(query);
   return query;

@@ -171,6 +171,48 @@ describe("StreamingQuery", () => {
       expect(start).toThrow(/cannot (read|write|create directory) checkpoint file .*not-a-dir\/ckpt.*ENOTDIR/);
     }));
 
+  it("stop() returns within stopTimeout when a foreachBatch function never returns; the batch is abandoned and runs again after a restart", async () => {
+    const { Session } = await import("../api/session.js");
+    const session = new Session({ workers: 0, stopTimeout: "300 milliseconds" });
+    try {
+      const ckpt = checkpointDir();
+      const clicks = session.memoryStream(Click);
+      const calls: number[] = [];
+      let release: () => void = () => undefined;
+      const hang = new Promise<void>((resolve) => (release = resolve));
+      const start = (fn: (id: number) => Promise<void> | void) =>
+        clicks
+          .toDF()
+          .writeStream.foreachBatch((_df, id) => {
+            calls.push(id);
+            return fn(id);
+          })
+          .queryName("stuck")
+          .option("checkpointLocation", ckpt)
+          .start();
+      const stuck = start(() => hang);
+      clicks.addData({ page: "/a", time: at("10:00") });
+      while (calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const began = Date.now();
+      await stuck.stop();
+      expect(Date.now() - began).toBeLessThan(2000);
+      expect(stuck.isActive).toBe(false);
+      expect(stuck.exception!.message).toMatch(
+        /did not stop within stopTimeout \(300 ms\): it was writing batch 0 to ForeachBatchSink\. The run was abandoned and its checkpoint released/,
+      );
+      // The function finally returns: the abandoned run commits nothing.
+      release();
+      await new Promise((r) => setTimeout(r, 50));
+      const again = start(() => undefined);
+      await again.processAllAvailable();
+      await again.stop();
+      expect(calls).toEqual([0, 0]);
+      expect(again.recentProgress.map((p) => p.batchId)).toEqual([0]);
+    } finally {
+      await session.stop();
+    }
+  });
+
   it("runs a trigger once and stops", () =>
     withSession(0, async (session) => {
       const clicks = session.memoryStream(Click);

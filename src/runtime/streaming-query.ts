@@ -16,6 +16,8 @@ export class StreamingQuery {
   private active = true;
   private readonly terminated: Promise<void>;
   private execution: MicroBatchExecution | null = null;
+  /** Ends the query once: by its run ending, or by `stop()` giving up on a run that does not. */
+  private finish!: (failure: unknown) => Promise<void>;
 
   /** @internal */
   constructor(
@@ -27,10 +29,25 @@ export class StreamingQuery {
     private readonly bus: ListenerBus,
     start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>,
     private readonly cleanup: () => Promise<void>,
+    /** How long `stop()` waits for the batch in flight (Spark's spark.sql.streaming.stopTimeout). */
+    private readonly stopTimeoutMs: number,
   ) {
-    this.terminated = this.launch(start);
+    this.terminated = new Promise<void>((resolve, reject) => {
+      let finished = false;
+      this.finish = async (failure) => {
+        if (finished) return;
+        finished = true;
+        if (failure !== undefined) this.failure = this.exceptionOf(failure);
+        this.active = false;
+        await this.cleanup().catch(() => undefined);
+        this.bus.post("onQueryTerminated", { id: this.id, runId: this.runId, exception: this.failure });
+        if (this.failure) reject(this.failure);
+        else resolve();
+      };
+    });
     // Failures surface through awaitTermination/exception; never as an unhandled rejection.
     this.terminated.catch(() => undefined);
+    void this.launch(start);
   }
 
   private async launch(start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>): Promise<void> {
@@ -39,19 +56,20 @@ export class StreamingQuery {
       this.execution = execution;
       this.bus.post("onQueryStarted", { id: this.id, runId: this.runId, name: this.name, timestamp: new Date().toISOString() });
       await done;
+      await this.finish(undefined);
     } catch (e) {
-      this.failure = new StreamingQueryException(
-        `Query ${this.name ?? ""} [id = ${this.id}, runId = ${this.runId}] terminated with exception: ${(e as Error)?.message ?? String(e)}`,
-        this.id,
-        this.runId,
-        e,
-      );
-    } finally {
-      this.active = false;
-      await this.cleanup().catch(() => undefined);
-      this.bus.post("onQueryTerminated", { id: this.id, runId: this.runId, exception: this.failure });
+      await this.finish(e);
     }
-    if (this.failure) throw this.failure;
+  }
+
+  private exceptionOf(e: unknown): StreamingQueryException {
+    if (e instanceof StreamingQueryException) return e;
+    return new StreamingQueryException(
+      `Query ${this.name ?? ""} [id = ${this.id}, runId = ${this.runId}] terminated with exception: ${(e as Error)?.message ?? String(e)}`,
+      this.id,
+      this.runId,
+      e,
+    );
   }
 
   get isActive(): boolean {
@@ -122,11 +140,39 @@ export class StreamingQuery {
     if (why === "stopped") await this.terminated;
   }
 
-  /** Stops the query after the batch in flight and waits until it has stopped. */
+  /**
+   * Stops the query after the batch in flight and waits until it has stopped, at most the
+   * session's `stopTimeout`. A batch still running then (a foreachBatch function that never
+   * returns, a sink that hangs) is abandoned: the query ends failed, saying what it was doing, its
+   * checkpoint is released, and nothing that batch does afterwards reaches the checkpoint, so a
+   * restart re-runs it.
+   */
   async stop(): Promise<void> {
     while (!this.execution && this.active) await new Promise((r) => setTimeout(r, 1));
-    this.execution?.requestStop();
-    await this.terminated.catch(() => undefined);
+    const execution = this.execution;
+    if (!execution) return;
+    execution.requestStop();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<true>((resolve) => {
+      timer = setTimeout(() => resolve(true), this.stopTimeoutMs);
+    });
+    try {
+      const late = await Promise.race([this.terminated.then(() => false, () => false), timedOut]);
+      if (!late) return;
+    } finally {
+      clearTimeout(timer);
+    }
+    const doing = execution.abandon();
+    await this.finish(
+      new StreamingQueryException(
+        `Query ${this.name ?? ""} [id = ${this.id}, runId = ${this.runId}] did not stop within stopTimeout (${this.stopTimeoutMs} ms): it was ${doing}. ` +
+          "The run was abandoned and its checkpoint released; nothing it does from now on is committed, so a restart runs that batch again. " +
+          "Raise new Session({ stopTimeout }) if batches may take longer.",
+        this.id,
+        this.runId,
+        undefined,
+      ),
+    );
   }
 
   toString(): string {

@@ -1,9 +1,11 @@
+import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { col, count, window } from "../api/functions.js";
 import { at, withSession } from "../testing/fixtures.js";
 import { tempDir } from "../testing/temp-dir.js";
 import { ConsoleSink } from "./console-sink.js";
+import { ForeachBatchSink } from "./foreach-batch-sink.js";
 import { rowsToBatch } from "../batch/rows.js";
 
 const Word = z.object({ word: z.string(), time: z.date() });
@@ -117,4 +119,44 @@ describe("foreachBatch", () => {
         { id: 3, rows: [] },
       ]);
     }));
+
+  it("is exactly-once when the function skips batch ids it already wrote: a batch re-run after a crash comes with the same id and rows", () =>
+    withSession(0, async (session) => {
+      // The idempotent pattern: the "warehouse" records, with each write, the last batch id it took.
+      const warehouse = { lastBatchId: -1, rows: [] as unknown[] };
+      const calls: number[] = [];
+      const words = session.memoryStream(Word);
+      const checkpoint = temp.path("idempotent");
+      const start = () =>
+        words
+          .toDF()
+          .select("word")
+          .writeStream.foreachBatch(async (df, batchId) => {
+            calls.push(batchId);
+            if (batchId <= warehouse.lastBatchId) return; // already written before the crash
+            warehouse.rows.push(...(await df.collect()));
+            warehouse.lastBatchId = batchId;
+          })
+          .option("checkpointLocation", checkpoint)
+          .start();
+      const first = start();
+      words.addData({ word: "a", time: at("10:00") });
+      await first.processAllAvailable();
+      words.addData({ word: "b", time: at("10:01") });
+      await first.processAllAvailable();
+      await first.stop();
+      // A crash after the function wrote batch 1 but before the commit: commits/1 is not there.
+      rmSync(`${checkpoint}/commits/1`);
+      const second = start();
+      await second.processAllAvailable();
+      await second.stop();
+      expect(calls).toEqual([0, 1, 1]);
+      expect(warehouse.rows).toEqual([{ word: "a" }, { word: "b" }]);
+    }));
+
+  it("says how it keeps its guarantee", () => {
+    const sink = new ForeachBatchSink(() => undefined);
+    expect([sink.guarantee, sink.requiresCheckpoint]).toEqual(["at-least-once", true]);
+    expect(sink.describe()).toMatch(/^ForeachBatchSink \(at-least-once: a re-run batch is handed over again with the same batchId/);
+  });
 });
