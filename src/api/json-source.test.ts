@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MalformedRecordError } from "../errors/errors.js";
@@ -94,6 +94,36 @@ describe.each(WORKER_COUNTS)("JSON-lines source with %i workers", (workers) => {
       await expect(q.awaitTermination()).rejects.toThrow(`line 3 of ${file}`);
       expect(q.exception!.cause).toBeInstanceOf(MalformedRecordError);
       expect(q.isActive).toBe(false);
+    }));
+});
+
+describe("the JSON source's log of files read", () => {
+  it("is compacted every 10 entries, and a restart after 23 files reads no file twice", () =>
+    withSession(0, async (session) => {
+      const input = folder();
+      const checkpoint = folder().path("ckpt");
+      const ids: number[] = [];
+      const start = () =>
+        session.readStream
+          .schema(Order)
+          .option("maxFilesPerTrigger", 1)
+          .json(input.dir)
+          .writeStream.foreachBatch(async (df) => {
+            ids.push(...(await df.collect()).map((r) => r.id));
+          })
+          .option("checkpointLocation", checkpoint)
+          .start();
+      for (let i = 0; i < 20; i++) input.write(`${String(i).padStart(2, "0")}.jsonl`, [{ id: i, item: "x", price: 1 }]);
+      const first = start();
+      await first.processAllAvailable();
+      await first.stop();
+      for (let i = 20; i < 23; i++) input.write(`${i}.jsonl`, [{ id: i, item: "x", price: 1 }]);
+      const second = start();
+      await second.processAllAvailable();
+      await second.stop();
+      expect(ids).toEqual(Array.from({ length: 23 }, (_, i) => i));
+      // Entries 1..23: compactions at 9 and 19 leave 19.compact and the entries after it.
+      expect(readdirSync(`${checkpoint}/sources/0`).sort()).toEqual(["19.compact", "20", "21", "22", "23"]);
     }));
 });
 

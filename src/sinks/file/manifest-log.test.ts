@@ -101,9 +101,9 @@ describe("ManifestLog", () => {
     ["no version line", '{"queryId":"q","files":[]}\n', (f: string) => `checkpoint file ${f} is corrupt: it does not start with a version line such as "v1"`],
     ["a partial entry", 'v1\n{"queryId":"q","files":[{"path":"part-0', (f: string) => `checkpoint file ${f} is corrupt: Unterminated string in JSON at position 39`],
     ["an empty file", "", (f: string) => `checkpoint file ${f} is corrupt: it does not start with a version line such as "v1"`],
-    ["a missing size", 'v1\n{"queryId":"q","files":[{"path":"a.json","numRows":1,"modificationTime":0}]}\n', (f: string) => `file sink manifest entry ${f} is corrupt: files.0.size Invalid input: expected number, received undefined`],
-    ["a path outside the folder", 'v1\n{"queryId":"q","files":[{"path":"../../etc/passwd","size":1,"numRows":1,"modificationTime":0}]}\n', (f: string) => `file sink manifest entry ${f} is corrupt: files.0.path must be a file name inside the output folder`],
-    ["no query id", 'v1\n{"files":[]}\n', (f: string) => `file sink manifest entry ${f} is corrupt: queryId Invalid input: expected string, received undefined`],
+    ["a missing size", 'v1\n{"queryId":"q","files":[{"path":"a.json","numRows":1,"modificationTime":0}]}\n', (f: string) => `checkpoint file ${f} is corrupt: not the entry Sluice writes here (Invalid input: expected number, received undefined at files.0.size)`],
+    ["a path outside the folder", 'v1\n{"queryId":"q","files":[{"path":"../../etc/passwd","size":1,"numRows":1,"modificationTime":0}]}\n', (f: string) => `checkpoint file ${f} is corrupt: not the entry Sluice writes here (must be a file name inside the output folder at files.0.path)`],
+    ["no query id", 'v1\n{"files":[]}\n', (f: string) => `checkpoint file ${f} is corrupt: not the entry Sluice writes here (Invalid input: expected string, received undefined at queryId)`],
   ])("refuses an entry with %s, naming the file", async (_what, text, message) => {
     const { log, dir, file } = manifest();
     mkdirSync(dir, { recursive: true });
@@ -125,7 +125,7 @@ describe("ManifestLog", () => {
     // A link to nothing: listed, then gone when read, every time.
     symlinkSync(file("missing"), file("1"));
     await expect(log.allFiles()).rejects.toThrow(
-      new CheckpointError(`file sink manifest entry ${file("1")} disappeared while the manifest was read, 3 times; another process is compacting ${dir} faster than it can be read`),
+      new CheckpointError(`file sink manifest entry ${file("1")} disappeared while the log was read, 3 times; another process is compacting ${dir} faster than it can be read`),
     );
   });
 

@@ -1,30 +1,38 @@
 import { z } from "zod";
-import { BatchLog } from "../../checkpoint/batch-log.js";
+import { CompactibleLog } from "../../checkpoint/compactible-log.js";
+import { ConcurrentModificationError } from "../../errors/errors.js";
 import type { FileSplit } from "../file/file-split.js";
 import { listFiles, planFileSplits } from "../file/index.js";
 import type { StreamSource } from "../source.js";
 import type { JsonReadOptions } from "./json-desc.js";
 import { jsonKind } from "./json-kind.js";
 
-interface SeenFile {
-  readonly path: string;
-  readonly size: number;
-}
+/** A file the source admitted, and the log entry (offset) that admitted it. */
+const seenFileSchema = z.object({ path: z.string().min(1), size: z.number().int().min(0), entry: z.number().int().min(1) });
+type SeenFile = z.infer<typeof seenFileSchema>;
+const logEntrySchema = z.object({ files: z.array(seenFileSchema) });
+type LogEntry = z.infer<typeof logEntrySchema>;
+
+/** Entries between two compactions of the source log (Spark's spark.sql.streaming.fileSource.log.compactInterval). */
+export const SOURCE_LOG_COMPACT_INTERVAL = 10;
+
+/** The offset: how many log entries (batches that admitted files) there are. */
+const logLength = z.number().int().min(0);
 
 /**
  * JSON-lines files in a folder, as Spark's file stream source: each trigger admits files it has
  * not seen (oldest first, at most `maxFilesPerTrigger`), recording them in its own log under the
- * checkpoint (`sources/<i>/<n>`), so a restarted query reads exactly the same files per batch.
- * The offset is the number of log entries.
+ * checkpoint (`sources/<i>/`), so a restarted query reads exactly the same files per batch. The
+ * offset is the number of log entries. The log is compacted every 10 entries, as Spark's, so it
+ * stays small while every file ever read stays known.
  */
-/** The offset: how many entries the source's log has (batches that admitted files). */
-const logLength = z.number().int().min(0);
-
 export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
   readonly description: string;
-  private readonly log: BatchLog<SeenFile[]>;
+  private readonly log: CompactibleLog<LogEntry>;
   private seen: Set<string> | null = null;
-  private entries = new Map<number, SeenFile[]>();
+  /** Files of the entries not yet committed (a batch to run, or to run again after a restart). */
+  private pending = new Map<number, SeenFile[]>();
+  private lastEntry = 0;
 
   constructor(
     private readonly dir: string,
@@ -32,7 +40,7 @@ export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
     logDir: string,
   ) {
     this.description = jsonKind.describe({ format: "json", path: dir, fields: [], options });
-    this.log = new BatchLog(logDir);
+    this.log = new CompactibleLog(logDir, logEntrySchema, (entries) => ({ files: entries.flatMap((e) => e.files) }), "file source log");
   }
 
   parseOffset(value: unknown): number {
@@ -46,16 +54,24 @@ export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
   private async load(): Promise<Set<string>> {
     if (this.seen) return this.seen;
     const seen = new Set<string>();
-    for (const id of await this.log.ids()) {
-      const files = (await this.log.get(id))!;
-      this.entries.set(id, files);
-      for (const f of files) seen.add(f.path);
+    for (const entry of await this.log.entries()) {
+      for (const f of entry.files) {
+        seen.add(f.path);
+        this.admit(f);
+      }
     }
+    this.lastEntry = (await this.log.latest())?.batchId ?? 0;
     this.seen = seen;
     return seen;
   }
 
-  private async newFiles(): Promise<SeenFile[]> {
+  private admit(f: SeenFile): void {
+    const files = this.pending.get(f.entry);
+    if (files) files.push(f);
+    else this.pending.set(f.entry, [f]);
+  }
+
+  private async newFiles(): Promise<{ path: string; size: number }[]> {
     const seen = await this.load();
     const files = await listFiles(this.dir, { pathGlobFilter: this.options.pathGlobFilter });
     return files.filter((f) => !seen.has(f.path)).map((f) => ({ path: f.path, size: f.size }));
@@ -63,35 +79,41 @@ export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
 
   async latestOffset(from: number): Promise<number> {
     await this.load();
+    const entry = from + 1;
     // A batch planned before a crash already has its entry: reuse it so the re-run reads the same files.
-    if (this.entries.has(from + 1)) return from + 1;
+    if (entry <= this.lastEntry) return entry;
     const fresh = await this.newFiles();
     if (fresh.length === 0) return from;
-    const admitted = this.options.maxFilesPerTrigger ? fresh.slice(0, this.options.maxFilesPerTrigger) : fresh;
-    if (!(await this.log.add(from + 1, admitted))) {
-      this.entries.set(from + 1, (await this.log.get(from + 1))!);
-    } else {
-      this.entries.set(from + 1, admitted);
+    const admitted = (this.options.maxFilesPerTrigger ? fresh.slice(0, this.options.maxFilesPerTrigger) : fresh).map((f) => ({ ...f, entry }));
+    const existing = await this.log.add(entry, { files: admitted }, SOURCE_LOG_COMPACT_INTERVAL);
+    if (existing !== null) {
+      throw new ConcurrentModificationError(`${existing} was written by another run of this query while this one admitted entry ${entry}; two runs share the checkpoint`);
     }
-    for (const f of this.entries.get(from + 1)!) this.seen!.add(f.path);
-    return from + 1;
+    for (const f of admitted) {
+      this.seen!.add(f.path);
+      this.admit(f);
+    }
+    this.lastEntry = entry;
+    return entry;
   }
 
   async reportLatestOffset(): Promise<number> {
     await this.load();
-    const pending = (await this.newFiles()).length;
-    const logged = this.entries.size;
-    return pending > 0 ? logged + 1 : logged;
+    const waiting = (await this.newFiles()).length;
+    return waiting > 0 ? this.lastEntry + 1 : this.lastEntry;
   }
 
   async planSplits(start: number, end: number): Promise<readonly FileSplit[]> {
     await this.load();
     const files: SeenFile[] = [];
-    for (let id = start + 1; id <= end; id++) files.push(...(this.entries.get(id) ?? []));
+    for (let id = start + 1; id <= end; id++) files.push(...(this.pending.get(id) ?? []));
     return planFileSplits(files, this.options.maxPartitionBytes);
   }
 
-  commit(): void {}
+  /** Entries up to `end` are done: only their paths stay known. */
+  commit(end: number): void {
+    for (const id of [...this.pending.keys()]) if (id <= end) this.pending.delete(id);
+  }
 
   async stop(): Promise<void> {}
 }
