@@ -77,6 +77,14 @@ function logShape(batches: readonly RawBatch[]): (string | (string | null)[])[] 
   return batches.map((b) => (b.marker !== null ? b.marker.toUpperCase() : b.records.map((r) => asText(r.value))));
 }
 
+
+/**
+ * The transaction coordinator writes COMMIT and ABORT markers after EndTxn returns, so a log is
+ * read until it shows what a test expects, for a bounded time.
+ */
+const MARKERS_WRITTEN = { timeout: 10_000, interval: 50 };
+const shapeOf = async (topic: string) => logShape(await readPartition(topic, 0));
+
 describe("Kafka sink, exactly-once mode, against the real broker", () => {
   it("writes each batch as one transaction: read_committed readers see every row once; the log holds transactional batches and a commit marker per batch", () =>
     withSession(0, async (session) => {
@@ -125,7 +133,7 @@ describe("Kafka sink, exactly-once mode, against the real broker", () => {
       expect(second.lastCommittedBatchId()).toBe(1);
       await second.addBatch(1, rows([null, null], ["b", "c"]));
       await second.addBatch(0, rows([null], ["a"]));
-      expect(logShape(await readPartition(topic, 0))).toEqual([["a"], "COMMIT", ["b", "c"], "COMMIT"]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["a"], "COMMIT", ["b", "c"], "COMMIT"]);
 
       await second.addBatch(2, rows([null], ["d"]));
       expect(second.lastCommittedBatchId()).toBe(2);
@@ -148,15 +156,15 @@ describe("Kafka sink, exactly-once mode, against the real broker", () => {
       expect(crash.signal).toBe("SIGKILL");
       expect(crash.stderr).toContain("SLUICE_CRASHED kafkaSinkBeforeCommit 1\n");
       // Batch 1's records are in the log, in a transaction nobody ended.
-      expect(logShape(await readPartition(topic, 0))).toEqual([["a"], "COMMIT", ["b", "c"]]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["a"], "COMMIT", ["b", "c"]]);
       expect(await committed(session, topic)).toEqual([[0, null, "a"]]);
 
       const sink = await openSink(topic, queryId);
       expect(sink.lastCommittedBatchId()).toBe(0);
-      expect(logShape(await readPartition(topic, 0))).toEqual([["a"], "COMMIT", ["b", "c"], "ABORT"]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["a"], "COMMIT", ["b", "c"], "ABORT"]);
       expect(await committed(session, topic)).toEqual([[0, null, "a"]]);
       await sink.addBatch(1, rows([null, null], ["b", "c"]));
-      expect(logShape(await readPartition(topic, 0))).toEqual([["a"], "COMMIT", ["b", "c"], "ABORT", ["b", "c"], "COMMIT"]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["a"], "COMMIT", ["b", "c"], "ABORT", ["b", "c"], "COMMIT"]);
       expect(await committed(session, topic)).toEqual([
         [0, null, "a"],
         [0, null, "b"],
@@ -176,7 +184,7 @@ describe("Kafka sink, exactly-once mode, against the real broker", () => {
       expect(sink.lastCommittedBatchId()).toBe(1);
       await sink.addBatch(1, rows([null], ["b"]));
       await sink.addBatch(2, rows([null], ["c"]));
-      expect(logShape(await readPartition(topic, 0))).toEqual([["a"], "COMMIT", ["b"], "COMMIT", ["c"], "COMMIT"]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["a"], "COMMIT", ["b"], "COMMIT", ["c"], "COMMIT"]);
       expect(await committed(session, topic)).toEqual([
         [0, null, "a"],
         [0, null, "b"],
@@ -206,7 +214,7 @@ describe("Kafka sink, exactly-once mode, against the real broker", () => {
         [0, null, "a"],
         [0, null, "b"],
       ]);
-      expect(logShape(await readPartition(topic, 0))).toEqual([["a"], "COMMIT", ["b"], "COMMIT"]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["a"], "COMMIT", ["b"], "COMMIT"]);
     }));
 
   it("a kafka.transactional.id.prefix reused by a new query fences the old query, and none of the new query's batches count as written", () =>
@@ -309,7 +317,7 @@ describe("a streaming query writing to Kafka exactly once", () => {
       // Batch 1 ran again: the sink found it in Kafka and wrote nothing.
       expect(second.recentProgress.map((p) => p.batchId)).toEqual([1, 2]);
       expect(second.id).toBe(first.id);
-      expect(logShape(await readPartition(topic, 0))).toEqual([["2", "1"], "COMMIT", ["2", "1"], "COMMIT", ["3"], "COMMIT"]);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual([["2", "1"], "COMMIT", ["2", "1"], "COMMIT", ["3"], "COMMIT"]);
       expect(await committed(session, topic)).toEqual([
         [0, "a", "2"],
         [0, "b", "1"],
@@ -343,7 +351,7 @@ describe("a streaming query writing to Kafka exactly once", () => {
       await q.processAllAvailable();
       await q.stop();
       expect(q.recentProgress.map((p) => p.batchId)).toEqual([1, 2]);
-      expect(logShape(await readPartition(topic, 0))).toEqual(log);
+      await expect.poll(() => shapeOf(topic), MARKERS_WRITTEN).toEqual(log);
       expect(await committed(session, topic)).toEqual([
         [0, "0-0", "a1"],
         [0, "0-1", "a2"],
