@@ -12,6 +12,7 @@ import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
 import { DriverStage } from "./driver-stage.js";
+import { crashPoint } from "./crash-points.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
@@ -284,6 +285,7 @@ export class MicroBatchExecution {
     };
     const t1 = this.now();
     await this.addLogEntry(checkpoint.offsets, batchId, entry);
+    crashPoint("afterOffsetsWrite", batchId);
     timings.walCommit = this.now() - t1;
     return { batchId, entry, start: this.committed, timings };
   }
@@ -308,6 +310,7 @@ export class MicroBatchExecution {
     this.checkNotAbandoned(`write batch ${batchId} to the sink`);
     this.activity = `writing batch ${batchId} to ${sink.description}`;
     await sink.addBatch(batchId, result, this.deps.outputMode);
+    crashPoint("afterSinkBeforeCommit", batchId);
     timings.addBatch = this.now() - t3;
 
     const t4 = this.now();

@@ -8,10 +8,13 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Session } from "../api/session.js";
+import { windowedCounts, type WindowedCountsPlan } from "./windowed-counts.js";
 
 export type ChildPlan =
   /** `pageViews`: JSON-lines files of `{ page }` in `input` into a memory sink, until killed. */
-  { readonly kind: "pageViews"; readonly input: string; readonly checkpoint: string };
+  | { readonly kind: "pageViews"; readonly input: string; readonly checkpoint: string }
+  /** `windowedCounts` (see testing/recovery.ts): Kafka in, windowed counts out to Kafka or files, until the input is done. */
+  | WindowedCountsPlan;
 
 const Click = z.object({ page: z.string() });
 
@@ -21,8 +24,11 @@ export function pageViews(session: Session, input: string, checkpoint: string) {
 }
 
 async function main(plan: ChildPlan): Promise<void> {
-  const session = new Session({ workers: 0 });
-  const query = pageViews(session, plan.input, plan.checkpoint).trigger({ processingTime: "50 milliseconds" }).start();
+  const session = new Session({ workers: plan.kind === "windowedCounts" ? plan.workers : 0 });
+  const query =
+    plan.kind === "pageViews"
+      ? pageViews(session, plan.input, plan.checkpoint).trigger({ processingTime: "50 milliseconds" }).start()
+      : windowedCounts(session, plan).start();
   session.streams.addListener({ onQueryProgress: (e) => process.stdout.write(`BATCH ${e.progress.batchId}\n`) });
   process.stdout.write(`STARTED ${query.id} ${query.runId}\n`);
   await query.awaitTermination();

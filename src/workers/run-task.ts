@@ -3,6 +3,7 @@ import { concatBatches } from "../batch/concat.js";
 import { emptyMetrics } from "../batch/task-metrics.js";
 import { InternalError } from "../errors/errors.js";
 import { OperatorChain } from "../operators/run-operators.js";
+import { crashPoint } from "../runtime/crash-points.js";
 import { readInputSplit } from "../sources/source-runtimes.js";
 import type { Task, TaskResult } from "./protocol.js";
 
@@ -17,6 +18,7 @@ export async function runTask(task: Task): Promise<TaskResult> {
   const metrics = emptyMetrics(numWatermarks);
   const input = await readInputSplit(pipeline.source, task.split, metrics);
   metrics.numInputRows = input.numRows;
+  crashPoint("inTask", context.batchId);
 
   const chain = new OperatorChain(pipeline.operators);
   chain.open({
