@@ -39,7 +39,7 @@ export class StatefulAggregateExec {
     private readonly store: StateStore,
   ) {
     this.layout = aggregateLayout(spec);
-    store.open(this.layout.stateSchema);
+    store.open(this.layout.stateSchema, this.operatorName);
     this.accounting = new StateBatchAccounting(store, this.operatorName);
     if (spec.window?.kind === "session") {
       const sessions = new SessionMerger(this.layout);

@@ -47,7 +47,7 @@ export class DeduplicateExec {
     const keyNames = within ? spec.keyColumns.filter((c) => c !== spec.eventTimeColumn) : spec.keyColumns;
     this.keyColumns = keyNames.map((c) => columnIndex(fields, c));
     this.expires = within || (spec.eventTimeColumn !== null && spec.keyColumns.includes(spec.eventTimeColumn));
-    store.open([{ name: within ? "#expiresAt" : "#eventTime", kind: "f64" }]);
+    store.open([{ name: within ? "#expiresAt" : "#eventTime", kind: "f64" }], this.operatorName);
     this.accounting = new StateBatchAccounting(store, this.operatorName);
   }
 

@@ -27,14 +27,23 @@ export function describeSchema(schema: StateSchema): string {
  * slot; values live in typed-array columns indexed by slot. No per-row objects: cloning a
  * version for a commit is a few array copies.
  *
- * Slots stay stable while a batch works (removal only marks a slot dead, and its values stay
- * readable); `compact` renumbers them at commit. Each slot carries an "updated" flag, which makes
- * the rows changed in the current version cheap to list (update-mode output, metrics, deltas).
+ * Slots stay stable while a batch works (removal only marks a slot dead, and its key and values
+ * stay readable); `commitChanges` renumbers them. The changes since the last commit are cheap to
+ * list, which is what update-mode output, metrics and delta files need:
+ *
+ * - each slot carries an "updated" flag: callers mark every row whose values they change
+ *   (`put` does it for them);
+ * - right after a commit every slot below `committedSlots` is live and new rows get higher
+ *   slots, so the rows removed since the commit are the dead slots below `committedSlots`.
  */
 export class StateTable {
   private keys: KeyHashTable;
   private cols: StateColumn[];
   private updated: Uint8Array;
+  /** Slots at the last commit (all live then); a dead slot below it is a removal since. */
+  private committedSlots = 0;
+  /** Dead slots below `committedSlots`. */
+  private removedSinceCommit = 0;
 
   constructor(
     readonly schema: StateSchema,
@@ -62,8 +71,8 @@ export class StateTable {
   }
 
   /** The slot of an encoded key (see `kernels/hash-table-keys.ts`), or -1 when absent. */
-  get(key: Int32Array): number {
-    return this.keys.findKey(key, 0, key.length);
+  get(key: Int32Array, from = 0, to = key.length): number {
+    return this.keys.findKey(key, from, to);
   }
 
   /** The slot of an encoded key, inserting an empty row (zeros, values null) when absent; marks it updated. */
@@ -106,8 +115,9 @@ export class StateTable {
     return this.updated[slot] === 1;
   }
 
-  /** Removes a row; its values stay readable through its slot until the next `compact`. */
+  /** Removes a row; its key and values stay readable through its slot until the next commit. */
   remove(slot: number): void {
+    if (slot < this.committedSlots && this.keys.isLive(slot)) this.removedSinceCommit++;
     this.keys.remove(slot);
   }
 
@@ -116,9 +126,16 @@ export class StateTable {
     return this.slotsWhere(() => true);
   }
 
-  /** Live slots updated since the last `clearUpdated`. */
+  /** Live slots updated since the last commit. */
   updatedSlots(): Int32Array {
     return this.slotsWhere((s) => this.updated[s] === 1);
+  }
+
+  /** Slots of the rows that were committed and have been removed since (keys still readable). */
+  removedSlots(): Int32Array {
+    const out = new Int32Array(this.removedSinceCommit);
+    for (let s = 0, k = 0; k < out.length; s++) if (!this.keys.isLive(s)) out[k++] = s;
+    return out;
   }
 
   /** Live slots whose f64 column `col` is valid and at or below `limit` (eviction by watermark). */
@@ -148,20 +165,16 @@ export class StateTable {
     return this.cols[col]!.view();
   }
 
-  clearUpdated(): void {
+  /**
+   * Ends a version: drops removed rows (renumbering slots densely), clears the updated flags and
+   * starts counting the next version's changes. True when slots were renumbered.
+   */
+  commitChanges(): boolean {
+    const renumbered = this.compact();
     this.updated.fill(0);
-  }
-
-  /** Drops removed rows and renumbers slots densely; true when slots changed. */
-  compact(): boolean {
-    const mapping = this.keys.compact();
-    if (mapping === null) return false;
-    const count = this.keys.groupCount;
-    this.cols = this.cols.map((c) => c.compacted(mapping, count));
-    const updated = new Uint8Array(Math.max(16, count * 2));
-    for (let old = 0; old < mapping.length; old++) if (mapping[old]! >= 0) updated[mapping[old]!] = this.updated[old]!;
-    this.updated = updated;
-    return true;
+    this.committedSlots = this.keys.groupCount;
+    this.removedSinceCommit = 0;
+    return renumbered;
   }
 
   clone(): StateTable {
@@ -171,11 +184,22 @@ export class StateTable {
     copy.keys = this.keys.clone();
     copy.cols = this.cols.map((c) => c.cloned(count));
     copy.updated = this.updated.slice(0, Math.max(16, count));
+    copy.committedSlots = this.committedSlots;
+    copy.removedSinceCommit = this.removedSinceCommit;
     return copy;
   }
 
   memoryBytes(): number {
     return this.keys.memoryBytes() + this.updated.byteLength + this.cols.reduce((n, c) => n + c.memoryBytes(), 0);
+  }
+
+  private compact(): boolean {
+    const mapping = this.keys.compact();
+    if (mapping === null) return false;
+    const count = this.keys.groupCount;
+    this.cols = this.cols.map((c) => c.compacted(mapping, count));
+    this.updated = new Uint8Array(Math.max(16, count * 2));
+    return true;
   }
 
   private slotsWhere(pick: (slot: number) => boolean): Int32Array {
