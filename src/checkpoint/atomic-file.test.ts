@@ -56,6 +56,22 @@ describe("writeFileAtomic", () => {
     expect(readFileSync(file, "utf8")).toBe("abcdefgh");
   });
 
+  it("writes bytes in pieces as one file, and stops in the middle of them for midWrite", async () => {
+    const pieces = [Uint8Array.of(1, 2, 3), new Uint8Array(0), Uint8Array.of(4, 5), Uint8Array.of(6)];
+    const halves: number[][] = [];
+    const midWrite = () => halves.push([...readFileSync(temp.path(readdirSync(temp.dir).filter(isTempFile)[0]!))]);
+    expect(writeFileAtomicSync(temp.path("sync"), pieces, { midWrite })).toBe("written");
+    expect(await writeFileAtomic(temp.path("async"), pieces, { midWrite })).toBe("written");
+    expect([[...readFileSync(temp.path("sync"))], [...readFileSync(temp.path("async"))]]).toEqual([
+      [1, 2, 3, 4, 5, 6],
+      [1, 2, 3, 4, 5, 6],
+    ]);
+    expect(halves).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
+  });
+
   it("tells leftover temp files of other processes from its own", () => {
     expect(isTempFile(".3.delta.4242-0badf00d.1.tmp")).toBe(true);
     expect(isLeftoverTempFile(".3.delta.4242-0badf00d.1.tmp")).toBe(true);

@@ -156,6 +156,45 @@ describe("FileStateStoreProvider: memory", () => {
     );
   });
 
+  it("keeps the latest table exactly as committed, whether it applies a commit's few changes or copies the table", async () => {
+    const provider = openProvider({ minDeltasForSnapshot: 3 });
+    const store = provider.load(0, 0);
+    const t = store.open(SCHEMA, KIND);
+    for (let i = 0; i < 40; i++) setRow(t, `k${i}`, i, i % 3 ? `label ${i}` : null);
+    const versions: ((t: typeof store.table) => void)[] = [
+      () => {},
+      // Few changes: a longer string, a removal, a new row.
+      () => {
+        setRow(t, "k1", 100, "a label much longer than the one before");
+        removeRow(t, "k2");
+        setRow(t, "new", 1, null);
+      },
+      // Removed and inserted again, values cleared; snapshot 3 is due and reads this table.
+      () => {
+        removeRow(t, "new");
+        setRow(t, "new", 2, "back");
+        setRow(t, "k3", null, null);
+      },
+      () => setRow(t, "k4", 4, "after the snapshot"),
+      // Every row changes: a copy.
+      () => {
+        for (let i = 0; i < 40; i++) setRow(t, `k${i}`, -i, null);
+      },
+      () => removeRow(t, "k5"),
+    ];
+    for (const [i, change] of versions.entries()) {
+      change(t);
+      store.commit(i + 1);
+      expect(rowsOf(provider.load(0, i + 1).open(SCHEMA, KIND))).toEqual(rowsOf(t));
+      if (i % 2 === 0) await provider.flush();
+    }
+    await provider.flush();
+    const restarted = openProvider();
+    expect(rowsOf(restarted.load(0, 6).open(SCHEMA, KIND))).toEqual(rowsOf(t));
+    const final = rowsOf(t);
+    expect([Object.keys(final).length, final.k1, final.k5, final.new]).toEqual([40, [-1, null], undefined, [2, "back"]]);
+  });
+
   it("close() waits for maintenance and frees the provider; a closed provider refuses to load", async () => {
     const provider = openProvider({ minDeltasForSnapshot: 1 });
     const store = provider.load(0, 0);

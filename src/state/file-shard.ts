@@ -14,9 +14,15 @@ import { ShardFiles } from "./shard-files.js";
 import { applyStateFile, decodeStateFile, encodeStateFile, type StateFile, type StateFileKind } from "./state-file.js";
 import { checkShape, type StateShape } from "./state-shape.js";
 import type { FileStateStoreSettings } from "./state-store-options.js";
-import { StateTable } from "./state-table.js";
+import { StateTable, type TableChanges } from "./state-table.js";
 import type { ShardHistory } from "./versioned-store.js";
 
+/**
+ * A commit that changed at most this share of the rows brings the kept table up to date by
+ * applying its changes; a larger one copies the working table (a copy costs about as much as
+ * applying changes to a quarter of the rows, which are hash lookups).
+ */
+const APPLY_CHANGES_UP_TO = 0.25;
 /** Deletions per maintenance pass: a backlog (retention lowered on restart) drains over a few passes. */
 const MAX_DELETIONS_PER_PASS = 256;
 const NO_SLOTS = new Int32Array(0);
@@ -61,8 +67,8 @@ export class FileShard implements ShardHistory {
   /** The latest table committed or loaded here, which the next load of that version reuses. */
   private cached: { version: number; table: StateTable; shape: StateShape } | null = null;
   private due: DueSnapshot | null = null;
-  /** The version whose snapshot maintenance is writing now. */
-  private snapshotting: number | null = null;
+  /** The snapshot maintenance is writing now. */
+  private snapshotting: DueSnapshot | null = null;
   private leftoversSwept = false;
   private failedPasses = 0;
   private lastFailure: CheckpointError | null = null;
@@ -112,7 +118,7 @@ export class FileShard implements ShardHistory {
     return table;
   }
 
-  write(version: number, base: number, working: StateTable, shape: StateShape): void {
+  write(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void {
     this.checkOpen();
     if (this.failedPasses >= this.settings.maxMaintenanceFailures) {
       throw new CheckpointError(
@@ -130,18 +136,35 @@ export class FileShard implements ShardHistory {
       for (const f of abandoned) files.forget(f);
     }
     const file = files.pathOf(version, "delta");
-    const bytes = encodeStateFile(header, working, working.removedSlots(), working.updatedSlots());
-    const outcome = writeFileAtomicSync(file, bytes, { midWrite: () => crashPoint("stateDelta", version) });
+    const chunks = encodeStateFile(header, working, changes.removed, changes.upserted);
+    const outcome = writeFileAtomicSync(file, chunks, { midWrite: () => crashPoint("stateDelta", version) });
     if (outcome !== "written") throw this.otherWriter(file);
     files.addDelta(version);
   }
 
-  keep(version: number, committed: StateTable, shape: StateShape): void {
-    this.cached = { version, table: committed, shape };
+  /**
+   * The kept table moves on to `version`: the changes are applied to it when it holds `base`, the
+   * changes are few, and no snapshot still reads it (its buffers are being written); otherwise it
+   * is a copy of the working table.
+   */
+  keep(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void {
+    const cached = this.cached;
+    const pinned = cached !== null && (this.due?.table === cached.table || this.snapshotting?.table === cached.table);
+    const changed = changes.removed.length + changes.upserted.length;
+    let table: StateTable;
+    if (cached !== null && cached.version === base && !pinned && changed <= cached.table.size * APPLY_CHANGES_UP_TO) {
+      table = cached.table;
+      table.applyChangesOf(working, changes);
+    } else {
+      table = working.clone();
+      table.commitChanges();
+    }
+    this.cached = { version, table, shape };
     const files = this.files;
-    const floor = this.snapshotting !== null && this.snapshotting <= version ? this.snapshotting : null;
+    const pending = this.snapshotting?.version;
+    const floor = pending !== undefined && pending <= version ? pending : null;
     if (files.deltasSinceSnapshot(version, floor) >= this.settings.minDeltasForSnapshot) {
-      this.due = { version, table: committed, shape, write: files.deltaWrite(version)! };
+      this.due = { version, table, shape, write: files.deltaWrite(version)! };
     }
     this.maintenance.schedule(this);
   }
@@ -162,7 +185,7 @@ export class FileShard implements ShardHistory {
     const due = this.due;
     this.due = null;
     if (due !== null && !this.closed) {
-      this.snapshotting = due.version;
+      this.snapshotting = due;
       await attempt(() => this.writeSnapshot(due));
       this.snapshotting = null;
     }
@@ -196,8 +219,8 @@ export class FileShard implements ShardHistory {
   private async writeSnapshot(due: DueSnapshot): Promise<void> {
     const files = this.files;
     const file = files.pathOf(due.version, "snapshot");
-    const bytes = encodeStateFile({ kind: "snapshot", version: due.version, base: null, ...due.shape }, due.table, NO_SLOTS, due.table.liveSlots());
-    const outcome = await writeFileAtomic(file, bytes, {
+    const chunks = encodeStateFile({ kind: "snapshot", version: due.version, base: null, ...due.shape }, due.table, NO_SLOTS, due.table.liveSlots());
+    const outcome = await writeFileAtomic(file, chunks, {
       midWrite: () => crashPoint("stateSnapshot", due.version),
       // A re-run of the batch may have replaced the version meanwhile: its snapshot would lie.
       stillWanted: () => !this.closed && files.deltaWrite(due.version) === due.write,

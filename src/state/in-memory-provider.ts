@@ -2,7 +2,7 @@ import { CheckpointError } from "../errors/errors.js";
 import { checkShape, type StateShape } from "./state-shape.js";
 import { inMemoryStateStoreSettings, type InMemoryStateStoreOptions } from "./state-store-options.js";
 import type { StateStore, StateStoreProvider } from "./state-store.js";
-import type { StateTable } from "./state-table.js";
+import type { StateTable, TableChanges } from "./state-table.js";
 import { VersionedStateStore, type ShardHistory } from "./versioned-store.js";
 
 /** Committed versions of one shard, in memory. */
@@ -46,8 +46,11 @@ class MemoryShardHistory implements ShardHistory {
    * Keeps the versions from `version - minBatchesToRetain` on. Committing version N again (a
    * re-run of batch N) replaces it and drops any later versions.
    */
-  keep(version: number, table: StateTable, shape: StateShape): void {
+  keep(version: number, _base: number, working: StateTable, _changes: TableChanges, shape: StateShape): void {
     for (const v of [...this.versions.keys()]) if (v >= version || v < version - this.retain) this.versions.delete(v);
+    // Every retained version is a table of its own.
+    const table = working.clone();
+    table.commitChanges();
     this.versions.set(version, { table, shape });
     if (version === 0) this.committedZero = true;
   }

@@ -56,11 +56,20 @@ export interface StateFile {
   readonly table: arrow.Table;
 }
 
-/** The file of `header`: rows `removed` of `table` as removals, then rows `upserted`. */
-export function encodeStateFile(header: StateFileHeader, table: StateTable, removed: Int32Array, upserted: Int32Array): Uint8Array {
+/**
+ * The file of `header`: rows `removed` of `table` as removals, then rows `upserted`. Returned as
+ * the Arrow writer's pieces, to be written with one vectored write: joining them would copy the
+ * whole file once more. Pieces may be views of the table's own buffers, so write them before the
+ * table changes.
+ */
+export function encodeStateFile(header: StateFileHeader, table: StateTable, removed: Int32Array, upserted: Int32Array): Uint8Array[] {
   const n = removed.length + upserted.length;
   const fields = [new arrow.Field(KEY_COLUMN, new arrow.Binary(), false), ...header.schema.map(valueField)];
-  const children = [keyColumn(table, removed, upserted), ...header.schema.map((_, c) => valueColumn(table, c, removed.length, upserted))];
+  const run = runStart(table, removed, upserted);
+  const children = [
+    run >= 0 ? keyRun(table, run, n) : keyColumn(table, removed, upserted),
+    ...header.schema.map((_, c) => (run >= 0 ? valueRun(table, c, run, n) : valueColumn(table, c, removed.length, upserted))),
+  ];
   const metadata = new Map<string, string>([
     [META.format, String(STATE_FORMAT_VERSION)],
     [META.file, header.kind],
@@ -71,7 +80,39 @@ export function encodeStateFile(header: StateFileHeader, table: StateTable, remo
     [META.removals, String(removed.length)],
   ]);
   const struct = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children });
-  return arrow.tableToIPC(new arrow.Table(new arrow.RecordBatch(new arrow.Schema(fields, metadata), struct)), "file");
+  const sink = new ChunkSink();
+  const writer = new arrow.RecordBatchFileWriter();
+  writer.reset(sink);
+  writer.write(new arrow.RecordBatch(new arrow.Schema(fields, metadata), struct));
+  writer.finish();
+  return sink.chunks;
+}
+
+/** Keeps the pieces an Arrow writer writes, in order (views of the column buffers: no copy). */
+class ChunkSink extends arrow.AsyncByteQueue {
+  readonly chunks: Uint8Array[] = [];
+
+  override write(value: Parameters<arrow.AsyncByteQueue["write"]>[0]): void {
+    // The writer hands over Uint8Array views of its buffers.
+    this.chunks.push(value as Uint8Array);
+  }
+}
+
+/**
+ * The first slot when `slots` are consecutive and their keys lie back to back in the key arena
+ * (every row of a compacted table, as a snapshot or a delta that touched every row holds), so
+ * the columns can be written as they are; -1 otherwise.
+ */
+function runStart(table: StateTable, removed: Int32Array, slots: Int32Array): number {
+  if (removed.length > 0 || slots.length === 0) return -1;
+  const first = slots[0]!;
+  const keys = table.keyTable;
+  const starts = keys.keyStarts;
+  for (let j = 1; j < slots.length; j++) {
+    const s = slots[j]!;
+    if (s !== first + j || starts[s] !== starts[s - 1]! + keys.keyLength(s - 1)) return -1;
+  }
+  return first;
 }
 
 function valueField(spec: StateColumnSpec): arrow.Field {
@@ -99,16 +140,44 @@ function keyColumn(table: StateTable, removed: Int32Array, upserted: Int32Array)
   return binary(offsets, new Uint8Array(out.buffer), null);
 }
 
+/** The keys of slots `first ..< first + n`, straight from the key arena. */
+function keyRun(table: StateTable, first: number, n: number): arrow.Data {
+  const keys = table.keyTable;
+  const starts = keys.keyStarts;
+  const base = starts[first]!;
+  const offsets = new Int32Array(n + 1);
+  for (let j = 0; j < n; j++) offsets[j] = (starts[first + j]! - base) * 4;
+  offsets[n] = (starts[first + n - 1]! + keys.keyLength(first + n - 1) - base) * 4;
+  const arena = keys.keyArena;
+  return binary(offsets, new Uint8Array(arena.buffer, arena.byteOffset + base * 4, offsets[n]!), null);
+}
+
+/** Column `c` of slots `first ..< first + n`: f64 values as they are; strings gathered. */
+function valueRun(table: StateTable, c: number, first: number, n: number): arrow.Data {
+  const column = table.column(c);
+  if (column.kind === "bytes") {
+    const slots = new Int32Array(n);
+    for (let j = 0; j < n; j++) slots[j] = first + j;
+    return valueColumn(table, c, 0, slots);
+  }
+  const valid = column.valid.subarray(first, first + n);
+  const { bitmap, nullCount } = valid.indexOf(0) < 0 ? { bitmap: undefined, nullCount: 0 } : validityFromBytes(valid, n);
+  return arrow.makeData({ type: new arrow.Float64(), length: n, data: column.values.subarray(first, first + n), nullBitmap: bitmap, nullCount });
+}
+
 /** Column `c` of the file: nulls for the removals, then the upserted rows' values. */
 function valueColumn(table: StateTable, c: number, removals: number, upserted: Int32Array): arrow.Data {
   const n = removals + upserted.length;
   const column = table.column(c);
   const valid = new Uint8Array(n);
-  for (let j = 0; j < upserted.length; j++) valid[removals + j] = column.valid[upserted[j]!]!;
+  let nulls = removals;
+  for (let j = 0; j < upserted.length; j++) nulls += (valid[removals + j] = column.valid[upserted[j]!]!) ^ 1;
   if (column.kind === "f64") {
     const values = new Float64Array(n);
-    for (let j = 0; j < upserted.length; j++) values[removals + j] = column.values[upserted[j]!]!;
-    const { bitmap, nullCount } = validityFromBytes(valid, n);
+    const from = column.values;
+    for (let j = 0; j < upserted.length; j++) values[removals + j] = from[upserted[j]!]!;
+    // Most value columns (counts, sums) have no nulls: no bitmap to build then.
+    const { bitmap, nullCount } = nulls === 0 ? { bitmap: undefined, nullCount: 0 } : validityFromBytes(valid, n);
     return arrow.makeData({ type: new arrow.Float64(), length: n, data: values, nullBitmap: bitmap, nullCount });
   }
   const offsets = new Int32Array(n + 1);
@@ -204,9 +273,7 @@ function applyBatch(table: StateTable, batch: arrow.RecordBatch, first: number, 
   const start = offsets[0]!;
   const byteLength = offsets[n]! - start;
   if (byteLength % 4 !== 0) throw new CheckpointError(`state file ${file} is corrupt: its keys are not whole 32-bit words`);
-  // Copy the key bytes once into an aligned buffer so that they can be read as words.
-  const words = new Int32Array(byteLength / 4);
-  new Uint8Array(words.buffer).set((keyData!.values as Uint8Array).subarray(start, start + byteLength));
+  const words = keyWords(keyData!.values as Uint8Array, start, byteLength);
   const removedHere = Math.max(0, Math.min(n, removals - first));
   for (let i = 0; i < removedHere; i++) {
     const slot = table.get(words, (offsets[i]! - start) / 4, (offsets[i + 1]! - start) / 4);
@@ -221,10 +288,15 @@ function applyBatch(table: StateTable, batch: arrow.RecordBatch, first: number, 
     const column = table.column(c);
     const valid = readValidity(data);
     if (column.kind === "f64") {
+      // Every key is in the table by now, so the column no longer grows: write its arrays.
       const values = readNumbers(data);
+      const to = column.values;
+      const toValid = column.valid;
       for (let i = removedHere; i < n; i++) {
-        if (valid === null || valid[i]) column.set(slots[i]!, values[i]!);
-        else column.clear(slots[i]!);
+        const s = slots[i]!;
+        const ok = valid === null || valid[i] === 1;
+        to[s] = ok ? values[i]! : 0;
+        toValid[s] = ok ? 1 : 0;
       }
       return;
     }
@@ -235,4 +307,13 @@ function applyBatch(table: StateTable, batch: arrow.RecordBatch, first: number, 
       else column.clear(slots[i]!);
     }
   });
+}
+
+/** Key bytes as words: a view when they are 4-byte aligned (a file read whole), else an aligned copy. */
+function keyWords(bytes: Uint8Array, start: number, byteLength: number): Int32Array {
+  const at = bytes.byteOffset + start;
+  if (at % 4 === 0) return new Int32Array(bytes.buffer, at, byteLength / 4);
+  const words = new Int32Array(byteLength / 4);
+  new Uint8Array(words.buffer).set(bytes.subarray(start, start + byteLength));
+  return words;
 }

@@ -54,6 +54,33 @@ describe("StateTable", () => {
   });
 });
 
+describe("StateTable.applyChangesOf", () => {
+  function committed(keys: string[]): StateTable {
+    const store = new InMemoryStateStoreProvider().load(0, -1);
+    const table = store.open(schema, KIND);
+    for (const k of keys) bump(table, k);
+    store.commit(0);
+    return table;
+  }
+  const changesOf = (t: StateTable) => ({ removed: t.removedSlots(), upserted: t.updatedSlots() });
+
+  it("brings a copy of the last commit to the table's rows, by slot where the slots agree and by key where not", () => {
+    for (const copyOrder of [["a", "b", "c"], ["c", "b", "a"]]) {
+      const source = committed(["a", "b", "c"]);
+      const copy = committed(copyOrder);
+      bump(source, "b", "a longer label for b");
+      source.remove(source.get(key("a")));
+      bump(source, "d");
+      source.remove(source.get(key("c")));
+      bump(source, "c", "again");
+      copy.applyChangesOf(source, changesOf(source));
+      expect(contents(copy)).toEqual(contents(source));
+      expect(contents(copy)).toEqual({ b: [2, "a longer label for b"], c: [1, "again"], d: [1, "d"] });
+      expect([copy.updatedSlots().length, copy.removedSlots().length]).toEqual([0, 0]);
+    }
+  });
+});
+
 describe("InMemoryStateStoreProvider", () => {
   it("loads committed versions; re-running batch N from N - 1 does not see N's work", () => {
     const provider = new InMemoryStateStoreProvider();

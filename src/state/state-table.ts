@@ -10,6 +10,12 @@ export interface StateColumnSpec {
   readonly kind: StateColumnKind;
 }
 
+/** A version's changes to a table: slots of the rows removed, and of the rows inserted or changed. */
+export interface TableChanges {
+  readonly removed: Int32Array;
+  readonly upserted: Int32Array;
+}
+
 /** The value columns of a state table; the key is always the encoded key words. */
 export type StateSchema = readonly StateColumnSpec[];
 
@@ -123,12 +129,25 @@ export class StateTable {
 
   /** Every live slot, in slot order. */
   liveSlots(): Int32Array {
-    return this.slotsWhere(() => true);
+    const n = this.keys.groupCount;
+    const out = new Int32Array(this.keys.size);
+    if (out.length === n) {
+      for (let s = 0; s < n; s++) out[s] = s;
+      return out;
+    }
+    let k = 0;
+    for (let s = 0; s < n; s++) if (this.keys.isLive(s)) out[k++] = s;
+    return out;
   }
 
   /** Live slots updated since the last commit. */
   updatedSlots(): Int32Array {
-    return this.slotsWhere((s) => this.updated[s] === 1);
+    const n = this.keys.groupCount;
+    const updated = this.updated;
+    const out = new Int32Array(this.keys.size);
+    let k = 0;
+    for (let s = 0; s < n; s++) if (updated[s] === 1 && this.keys.isLive(s)) out[k++] = s;
+    return out.subarray(0, k);
   }
 
   /** Slots of the rows that were committed and have been removed since (keys still readable). */
@@ -136,6 +155,11 @@ export class StateTable {
     const out = new Int32Array(this.removedSinceCommit);
     for (let s = 0, k = 0; k < out.length; s++) if (!this.keys.isLive(s)) out[k++] = s;
     return out;
+  }
+
+  /** This version's changes, each list made when first read (valid until the table next changes). */
+  changesSinceCommit(): TableChanges {
+    return new ChangesSinceCommit(this);
   }
 
   /** Live slots whose f64 column `col` is valid and at or below `limit` (eviction by watermark). */
@@ -175,6 +199,62 @@ export class StateTable {
     this.committedSlots = this.keys.groupCount;
     this.removedSinceCommit = 0;
     return renumbered;
+  }
+
+  /**
+   * Brings this table, which holds what `source` held at its last commit, to `source`'s current
+   * rows by applying `source`'s changes since (`removedSlots`, `updatedSlots`), and ends the
+   * version. Costs what the changes cost, where `clone` costs the whole table.
+   */
+  applyChangesOf(source: StateTable, changes: TableChanges): void {
+    const keys = source.keys;
+    const arena = keys.keyArena;
+    const starts = keys.keyStarts;
+    // A committed row usually has the same slot in both tables (one is a copy of the other, or
+    // was kept in step with it): checking its key words there is cheaper than a hash lookup.
+    const slotOf = (s: number, insert: boolean) => {
+      if (s < source.committedSlots && this.holdsKeyOf(s, source)) return s;
+      const from = starts[s]!;
+      const to = from + keys.keyLength(s);
+      return insert ? this.put(arena, from, to) : this.keys.findKey(arena, from, to);
+    };
+    for (const s of changes.removed) {
+      const slot = slotOf(s, false);
+      if (slot >= 0) this.remove(slot);
+    }
+    const upserted = changes.upserted;
+    const slots = new Int32Array(upserted.length);
+    for (let j = 0; j < upserted.length; j++) slots[j] = slotOf(upserted[j]!, true);
+    // Every key is in by now, so the columns no longer grow.
+    this.cols.forEach((to, c) => {
+      const from = source.cols[c]!;
+      if (to.kind === "f64" && from.kind === "f64") {
+        for (let j = 0; j < slots.length; j++) {
+          to.values[slots[j]!] = from.values[upserted[j]!]!;
+          to.valid[slots[j]!] = from.valid[upserted[j]!]!;
+        }
+      } else if (to.kind === "bytes" && from.kind === "bytes") {
+        for (let j = 0; j < slots.length; j++) {
+          const s = upserted[j]!;
+          if (from.valid[s] === 1) to.set(slots[j]!, from.arena, from.starts[s]!, from.ends[s]!);
+          else to.clear(slots[j]!);
+        }
+      }
+    });
+    this.commitChanges();
+  }
+
+  /** Whether this table's slot `slot` is live and holds the key of `other`'s slot `slot`. */
+  private holdsKeyOf(slot: number, other: StateTable): boolean {
+    const a = this.keys;
+    const b = other.keys;
+    if (slot >= a.groupCount || !a.isLive(slot)) return false;
+    const len = a.keyLength(slot);
+    if (b.keyLength(slot) !== len) return false;
+    const aw = a.keyArena;
+    const bw = b.keyArena;
+    for (let i = a.keyStarts[slot]!, j = b.keyStarts[slot]!, end = i + len; i < end; i++, j++) if (aw[i] !== bw[j]) return false;
+    return true;
   }
 
   clone(): StateTable {
@@ -221,5 +301,20 @@ export class StateTable {
       this.updated = updated;
     }
     this.updated.fill(0, from, to);
+  }
+}
+
+class ChangesSinceCommit implements TableChanges {
+  private removedList: Int32Array | null = null;
+  private upsertedList: Int32Array | null = null;
+
+  constructor(private readonly table: StateTable) {}
+
+  get removed(): Int32Array {
+    return (this.removedList ??= this.table.removedSlots());
+  }
+
+  get upserted(): Int32Array {
+    return (this.upsertedList ??= this.table.updatedSlots());
   }
 }

@@ -1,7 +1,7 @@
 import { CheckpointError } from "../errors/errors.js";
 import { checkShape, type StateShape } from "./state-shape.js";
 import type { StateStore } from "./state-store.js";
-import { StateTable, type StateSchema } from "./state-table.js";
+import { StateTable, type StateSchema, type TableChanges } from "./state-table.js";
 
 /** The committed versions of one (operator, partition) shard, wherever they are kept. */
 export interface ShardHistory {
@@ -18,19 +18,19 @@ export interface ShardHistory {
    * of `shape`. Throws a CheckpointError naming what cannot be read.
    */
   committed(version: number, shape: StateShape): StateTable;
+  /** Makes the working table's `changes` since `base` durable as `version`. */
+  write(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void;
   /**
-   * Makes `working` durable as `version`, built on `base`. Called before the table ends its
-   * version: its updated flags and removed slots are exactly this version's changes.
+   * Keeps a private copy of the working table as the table of `version`. Called before the
+   * working table ends its version, while `changes` still name its slots.
    */
-  write(version: number, base: number, working: StateTable, shape: StateShape): void;
-  /** Keeps `committed` (a private copy, its version ended) as the table of `version`. */
-  keep(version: number, committed: StateTable, shape: StateShape): void;
+  keep(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void;
 }
 
 /**
  * A store over a shard history: the working version is a private copy of a committed table, and
  * each commit records the working table's changes as a new version and keeps a copy of it.
- * Copies are of typed arrays only (see `StateTable.clone`).
+ * Copies are of typed arrays only (see `StateTable.clone`, `StateTable.applyChangesOf`).
  */
 export class VersionedStateStore implements StateStore {
   generation = 0;
@@ -75,9 +75,10 @@ export class VersionedStateStore implements StateStore {
     }
     const table = this.table;
     const shape = this.shape!;
-    this.history.write(version, this.version, table, shape);
+    const changes = table.changesSinceCommit();
+    this.history.write(version, this.version, table, changes, shape);
+    this.history.keep(version, this.version, table, changes, shape);
     if (table.commitChanges()) this.generation++;
-    this.history.keep(version, table.clone(), shape);
     this.version = version;
   }
 
