@@ -300,6 +300,20 @@ describe("FileStateStoreProvider: re-running a batch", () => {
     expect(rowsOf(openProvider().load(0, 2).open(SCHEMA, KIND))).toEqual(rowsOf(table));
   });
 
+  it("refuses a commit from a store whose base version a re-run replaced", async () => {
+    const provider = openProvider();
+    await commitVersions(provider, 3);
+    const stale = provider.load(0, 3);
+    stale.open(SCHEMA, KIND);
+    const rerun = provider.load(0, 1);
+    rerun.open(SCHEMA, KIND);
+    rerun.commit(2);
+    expect(() => stale.commit(4)).toThrow(
+      `state of operator 0 partition 0 cannot commit version 4: the version it builds on, 3, is no longer in ${shard()} (a re-run of an earlier batch replaced it, or retention deleted it); load the state again`,
+    );
+    expect(stateFiles(shard())).toEqual(["1.delta", "2.delta"]);
+  });
+
   it("refuses a file that appeared while it owned the folder: another query writes to the checkpoint", async () => {
     const provider = openProvider();
     await commitVersions(provider, 1);

@@ -128,7 +128,14 @@ export class FileShard implements ShardHistory {
       );
     }
     const files = this.files;
-    const header = { kind: "delta" as const, version, base: this.isInitialVersion(base) ? null : base, ...shape };
+    const initial = this.isInitialVersion(base);
+    if (!initial && !files.has(base)) {
+      throw new CheckpointError(
+        `state of operator ${this.operatorId} partition ${this.partition} cannot commit version ${version}: the version it builds on, ${base}, ` +
+          `is no longer in ${this.dir} (a re-run of an earlier batch replaced it, or retention deleted it); load the state again`,
+      );
+    }
+    const header = { kind: "delta" as const, version, base: initial ? null : base, ...shape };
     const abandoned = files.filesAfter(base);
     if (abandoned.length > 0) {
       if (this.due !== null && this.due.version > base) this.due = null;
