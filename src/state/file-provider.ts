@@ -17,6 +17,19 @@ import { VersionedStateStore } from "./versioned-store.js";
  * after it, asynchronously. `flush()` waits for them, and `close()` (when the query stops) waits
  * and then frees the tables the provider keeps: per shard the latest committed one, never the
  * older retained versions, which load from their files.
+ *
+ * Use, per query run (one provider per checkpoint location and process):
+ *
+ *   const provider = new FileStateStoreProvider(checkpointLocation, { minBatchesToRetain, minDeltasForSnapshot, onMaintenanceError });
+ *   const store = provider.load(operatorId, version);   // version: what the last committed batch left
+ *   store.open(schema, operatorKind);                   // e.g. new StatefulAggregateExec(spec, mode, store)
+ *   // per batch: the operator works on store.table, then store.commit(next version) before
+ *   // the commit log entry is written; a failed batch calls store.abort()
+ *   await provider.close();                             // in stop(): waits for maintenance
+ *
+ * Versions may be numbered "batch N commits N" (load -1 first) or Spark's "batch N reads N and
+ * commits N + 1" (load 0 first). Loading a version older than the latest and committing on top
+ * of it (the re-run of a batch the commit log does not hold) replaces the later versions' files.
  */
 export class FileStateStoreProvider implements StateStoreProvider {
   readonly settings: FileStateStoreSettings;
