@@ -18,7 +18,6 @@ import type { WriterConfig } from "../runtime/writer-config.js";
 import { closeSourceConnections } from "../sources/source-runtimes.js";
 import { MemorySink } from "../sinks/memory-sink.js";
 import { MemoryStreamData } from "../sources/memory/memory-stream.js";
-import { StateStoreRegistry } from "../runtime/state-registry.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
 import { TaskPool } from "../workers/pool.js";
 import { DataFrame } from "./data-frame.js";
@@ -47,8 +46,6 @@ export class Session implements SessionInternals {
   private readonly memoryStreams = new Map<string, MemoryStreamData>();
   private readonly tables = new Map<string, () => readonly Batch[]>();
   private readonly memorySinks = new Map<string, MemorySink>();
-  /** State survives stop()/start() of a query in this process, keyed by checkpoint folder. */
-  private readonly stateStores = new StateStoreRegistry();
   private nextTable = 0;
 
   constructor(options: SessionOptions = {}) {
@@ -136,7 +133,7 @@ export class Session implements SessionInternals {
 
   /** @internal */
   startStream(plan: LogicalPlan, config: WriterConfig): StreamingQuery {
-    return startStream(this.engine, (location) => this.stateStores.forCheckpoint(location), plan, config);
+    return startStream(this.engine, plan, config);
   }
 
   private get engine(): EngineContext {

@@ -43,7 +43,7 @@ export const sessionOptionsSchema = z
     minBatchesToRetain: z
       .number()
       .int("minBatchesToRetain must be a whole number")
-      .min(2, "minBatchesToRetain must be at least 2: a batch re-runs from the state of the batch before it")
+      .min(1, "minBatchesToRetain must be at least 1: a batch re-runs from the state of the batch before it")
       .default(100),
     /** State versions between two state snapshots (Spark's spark.sql.streaming.stateStore.minDeltasForSnapshot). */
     minDeltasForSnapshot: z.number().int("minDeltasForSnapshot must be a whole number").min(1, "minDeltasForSnapshot must be at least 1").default(10),

@@ -55,7 +55,7 @@ export abstract class AggregateStateExec extends BaseExec implements StatefulExe
   override open(ctx: ExecContext): void {
     super.open(ctx);
     const store = ctx.stateStore(this.operatorId);
-    store.open(this.layout.stateSchema);
+    store.open(this.layout.stateSchema, this.operatorName);
     this.store = store;
     this.merger = this.createMerger();
     this.accounting = new StateBatchAccounting(store, this.operatorName);

@@ -59,7 +59,7 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
   override open(ctx: ExecContext): void {
     super.open(ctx);
     const store = ctx.stateStore(this.operatorId);
-    store.open([{ name: this.withinDelayMs !== null ? "#expiresAt" : "#eventTime", kind: "f64" }]);
+    store.open([{ name: this.withinDelayMs !== null ? "#expiresAt" : "#eventTime", kind: "f64" }], this.operatorName);
     this.store = store;
     this.accounting = new StateBatchAccounting(store, this.operatorName);
   }

@@ -1,17 +1,24 @@
-import * as fs from "node:fs";
+import { writeSync } from "node:fs";
 
 /**
- * Named places where the fault tests kill the process. `SLUICE_CRASH_AT=<name>` or
- * `SLUICE_CRASH_AT=<name>:<detail>` (e.g. `kafkaSinkBeforeCommit:3`, batch 3 only) makes the
- * matching `crashPoint` call announce itself on stderr and SIGKILL its own process, so nothing
- * (no finally block, no exit handler) runs after it, as in a real crash. Read once at load: a
- * process crashes where it was started to crash.
+ * Named crash points for fault tests. A test starts Sluice in a child process with
+ * `SLUICE_CRASH_AT=<name>` (any detail) or `SLUICE_CRASH_AT=<name>:<detail>` (one detail, such as
+ * a version or batch id); when the code reaches that point the process writes one line
+ * `SLUICE_CRASHED <name> <detail>` to stderr, so the test can assert that the fault really
+ * happened, and SIGKILLs itself: no `finally`, no exit handler, no buffered write gets to run,
+ * exactly as with a power cut or an OOM kill.
+ *
+ * Unset, a crash point costs one environment lookup; they sit on commit paths, never per row.
  */
-const crashAt = process.env.SLUICE_CRASH_AT;
-
 export function crashPoint(name: string, detail?: number): void {
-  if (crashAt === undefined) return;
-  if (crashAt !== name && crashAt !== `${name}:${detail}`) return;
-  fs.writeSync(2, `SLUICE_CRASHED ${name} ${detail}\n`);
+  const wanted = process.env.SLUICE_CRASH_AT;
+  if (wanted === undefined || !matches(wanted, name, detail)) return;
+  writeSync(2, `SLUICE_CRASHED ${name}${detail === undefined ? "" : ` ${detail}`}\n`);
   process.kill(process.pid, "SIGKILL");
+}
+
+function matches(wanted: string, name: string, detail: number | undefined): boolean {
+  const colon = wanted.indexOf(":");
+  if (colon < 0) return wanted === name;
+  return wanted.slice(0, colon) === name && detail !== undefined && wanted.slice(colon + 1) === String(detail);
 }

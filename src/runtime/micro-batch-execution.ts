@@ -154,6 +154,8 @@ export class MicroBatchExecution {
         this.stage?.close();
       } finally {
         await Promise.all(closing.map((p) => Promise.resolve(p).catch(() => undefined)));
+        // State maintenance finishes before the run counts as stopped, so a restart finds its files complete.
+        await this.deps.stateStores.close?.();
       }
     }
   }

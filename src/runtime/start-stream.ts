@@ -11,7 +11,7 @@ import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import { planPhysical } from "../planner/planner.js";
 import { describeSource, streamingRefusal } from "../sources/source-kinds.js";
 import { openStreamSource } from "../sources/source-runtimes.js";
-import type { StateStoreProvider } from "../state/state-store.js";
+import { FileStateStoreProvider } from "../state/file-provider.js";
 import { createSink } from "./create-sink.js";
 import type { EngineContext } from "./engine-context.js";
 import { MicroBatchExecution } from "./micro-batch-execution.js";
@@ -39,7 +39,7 @@ export function statefulNames(plan: PhysicalPlan): string[] {
  * another) is refused here. The run it launches creates the sources, opens the state and drives
  * the micro-batch loop; the lock is released when the run ends.
  */
-export function startStream(engine: EngineContext, stateStores: (checkpoint: string) => StateStoreProvider, plan: LogicalPlan, config: WriterConfig): StreamingQuery {
+export function startStream(engine: EngineContext, plan: LogicalPlan, config: WriterConfig): StreamingQuery {
   const physical = planPhysical(plan);
   checkStreamingQuery(physical, config.outputMode);
   for (const p of physical.inputs) {
@@ -85,7 +85,11 @@ export function startStream(engine: EngineContext, stateStores: (checkpoint: str
         checkpoint,
         lock,
         pool: engine.pool,
-        stateStores: stateStores(checkpointDir),
+        // Durable state under the checkpoint: a run in a new process continues from the last commit.
+        stateStores: new FileStateStoreProvider(checkpointDir, {
+          minBatchesToRetain: engine.retention.minBatchesToRetain,
+          minDeltasForSnapshot: engine.retention.minDeltasForSnapshot,
+        }),
         minBatchesToRetain: engine.retention.minBatchesToRetain,
         staticTables,
         onProgress: (p) => q.recordProgress(p),

@@ -1,29 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { readString, utf8FromStrings } from "../batch/batch.js";
-import { CheckpointError } from "../errors/errors.js";
-import { viewOf, viewToArrow } from "../kernels/hash-table-columns.js";
-import { decodeKeys } from "../kernels/hash-table-key-decode.js";
-import { KeyEncoder } from "../kernels/hash-table-keys.js";
+import { CheckpointError, OptionError } from "../errors/errors.js";
 import { InMemoryStateStoreProvider } from "./in-memory-provider.js";
-import type { StateSchema, StateTable } from "./state-table.js";
+import type { StateTable } from "./state-table.js";
+import { KIND, SCHEMA as schema, key, keyName, rowsOf } from "./test-support.js";
 
-const schema: StateSchema = [
-  { name: "count", kind: "f64" },
-  { name: "label", kind: "bytes" },
-];
 const utf8 = new TextEncoder();
-const encoder = new KeyEncoder();
-
-/** The encoded key of a one-string-column key. */
-function key(s: string): Int32Array {
-  const keys = encoder.encode([{ view: viewOf(utf8FromStrings([s]), "string"), rows: null }], 1);
-  return keys.words.slice(0, keys.offsets[1]);
-}
-
-function keyName(table: StateTable, slot: number): string {
-  const [view] = decodeKeys(table.keyTable.keyArena, table.keyTable.keyStarts, Int32Array.of(slot), ["string"]);
-  return readString(viewToArrow(view!, "string"), 0)!;
-}
 
 /** Adds 1 to a key's count and sets its label. */
 function bump(table: StateTable, k: string, label = k): void {
@@ -33,21 +14,12 @@ function bump(table: StateTable, k: string, label = k): void {
   table.bytes(1).set(slot, bytes, 0, bytes.length);
 }
 
-/** key -> [count, label] of every live row. */
-function contents(table: StateTable): Record<string, [number, string]> {
-  const out: Record<string, [number, string]> = {};
-  const decoder = new TextDecoder();
-  const labels = table.bytes(1);
-  for (const slot of table.liveSlots()) {
-    out[keyName(table, slot)] = [table.f64(0).values[slot]!, decoder.decode(labels.arena.subarray(labels.starts[slot], labels.ends[slot]))];
-  }
-  return out;
-}
+const contents = rowsOf;
 
 describe("StateTable", () => {
   it("gets, puts, removes and iterates rows by key, tracking rows updated since the last commit", () => {
     const store = new InMemoryStateStoreProvider().load(0, -1);
-    const table = store.open(schema);
+    const table = store.open(schema, KIND);
     bump(table, "a");
     bump(table, "b");
     bump(table, "a", "a-longer-label");
@@ -61,41 +33,87 @@ describe("StateTable", () => {
     bump(table, "c");
     expect(Array.from(table.updatedSlots(), (s) => keyName(table, s))).toEqual(["c"]);
   });
+
+  it("lists the committed rows removed since the last commit, whose keys stay readable until it", () => {
+    const store = new InMemoryStateStoreProvider().load(0, -1);
+    const table = store.open(schema, KIND);
+    for (const k of ["a", "b", "c"]) bump(table, k);
+    store.commit(0);
+    table.remove(table.get(key("a")));
+    table.remove(table.get(key("c")));
+    // Removed and inserted again: a removal of the committed row, and an updated new row.
+    bump(table, "c", "again");
+    // Inserted and removed before the commit: neither.
+    bump(table, "d");
+    table.remove(table.get(key("d")));
+    expect(Array.from(table.removedSlots(), (s) => keyName(table, s))).toEqual(["a", "c"]);
+    expect(Array.from(table.updatedSlots(), (s) => keyName(table, s))).toEqual(["c"]);
+    store.commit(1);
+    expect([table.removedSlots().length, table.updatedSlots().length]).toEqual([0, 0]);
+    expect(contents(table)).toEqual({ b: [1, "b"], c: [1, "again"] });
+  });
+});
+
+describe("StateTable.applyChangesOf", () => {
+  function committed(keys: string[]): StateTable {
+    const store = new InMemoryStateStoreProvider().load(0, -1);
+    const table = store.open(schema, KIND);
+    for (const k of keys) bump(table, k);
+    store.commit(0);
+    return table;
+  }
+  const changesOf = (t: StateTable) => ({ removed: t.removedSlots(), upserted: t.updatedSlots() });
+
+  it("brings a copy of the last commit to the table's rows, by slot where the slots agree and by key where not", () => {
+    for (const copyOrder of [["a", "b", "c"], ["c", "b", "a"]]) {
+      const source = committed(["a", "b", "c"]);
+      const copy = committed(copyOrder);
+      bump(source, "b", "a longer label for b");
+      source.remove(source.get(key("a")));
+      bump(source, "d");
+      source.remove(source.get(key("c")));
+      bump(source, "c", "again");
+      copy.applyChangesOf(source, changesOf(source));
+      expect(contents(copy)).toEqual(contents(source));
+      expect(contents(copy)).toEqual({ b: [2, "a longer label for b"], c: [1, "again"], d: [1, "d"] });
+      expect([copy.updatedSlots().length, copy.removedSlots().length]).toEqual([0, 0]);
+    }
+  });
 });
 
 describe("InMemoryStateStoreProvider", () => {
   it("loads committed versions; re-running batch N from N - 1 does not see N's work", () => {
     const provider = new InMemoryStateStoreProvider();
     const store = provider.load(1, -1);
-    const t = store.open(schema);
+    const t = store.open(schema, KIND);
     bump(t, "a");
     store.commit(0);
     bump(store.table, "a");
     bump(store.table, "b");
     store.commit(1);
     expect(provider.latestVersion(1)).toBe(1);
-    expect(contents(provider.load(1, 0).open(schema))).toEqual({ a: [1, "a"] });
-    expect(contents(provider.load(1, 1).open(schema))).toEqual({ a: [2, "a"], b: [1, "b"] });
+    expect(contents(provider.load(1, 0).open(schema, KIND))).toEqual({ a: [1, "a"] });
+    expect(contents(provider.load(1, 1).open(schema, KIND))).toEqual({ a: [2, "a"], b: [1, "b"] });
     // Re-run batch 1: load 0, redo the work, commit 1 again (replacing the old version 1).
     const rerun = provider.load(1, 0);
-    bump(rerun.open(schema), "c");
+    bump(rerun.open(schema, KIND), "c");
     rerun.commit(1);
-    expect(contents(provider.load(1, 1).open(schema))).toEqual({ a: [1, "a"], c: [1, "c"] });
+    expect(contents(provider.load(1, 1).open(schema, KIND))).toEqual({ a: [1, "a"], c: [1, "c"] });
   });
 
   it("keeps committed versions independent of the working copy and of each other", () => {
     const provider = new InMemoryStateStoreProvider({ minBatchesToRetain: 3 });
     const store = provider.load(0, -1);
-    bump(store.open(schema), "a");
+    bump(store.open(schema, KIND), "a");
     store.commit(0);
     bump(store.table, "a", "changed");
-    expect(contents(provider.load(0, 0).open(schema))).toEqual({ a: [1, "a"] });
+    expect(contents(provider.load(0, 0).open(schema, KIND))).toEqual({ a: [1, "a"] });
   });
 
   it("abort() throws the uncommitted work away", () => {
     const provider = new InMemoryStateStoreProvider();
     const store = provider.load(0, -1);
-    bump(store.open(schema), "a");
+    bump(store.open(schema, KIND), "a");
     store.commit(0);
     bump(store.table, "b");
     const generation = store.generation;
@@ -104,33 +122,36 @@ describe("InMemoryStateStoreProvider", () => {
     expect(store.generation).not.toBe(generation);
   });
 
-  it("keeps the last minBatchesToRetain versions and names what is missing", () => {
-    const provider = new InMemoryStateStoreProvider({ minBatchesToRetain: 2 });
+  it("keeps the latest version and the minBatchesToRetain before it, and names what is missing", () => {
+    const provider = new InMemoryStateStoreProvider({ minBatchesToRetain: 1 });
     const store = provider.load(5, -1, 2);
-    store.open(schema);
+    store.open(schema, KIND);
     for (let v = 0; v < 4; v++) {
       bump(store.table, `k${v}`);
       store.commit(v);
     }
     expect(() => provider.load(5, 1, 2)).toThrow(CheckpointError);
     expect(() => provider.load(5, 1, 2)).toThrow(/partition 2 has no version 1 in memory \(shard 5\/2\) \(versions kept: 2, 3\)/);
-    expect(Object.keys(contents(provider.load(5, 2, 2).open(schema)))).toEqual(["k0", "k1", "k2"]);
+    expect(Object.keys(contents(provider.load(5, 2, 2).open(schema, KIND)))).toEqual(["k0", "k1", "k2"]);
     expect(() => provider.load(5, 9, 2)).toThrow(CheckpointError);
-    expect(() => new InMemoryStateStoreProvider({ minBatchesToRetain: 1 })).toThrow(/minBatchesToRetain/);
+    expect(() => new InMemoryStateStoreProvider({ minBatchesToRetain: 0 })).toThrow(OptionError);
+    expect(() => new InMemoryStateStoreProvider({ minBatchesToRetain: 0 })).toThrow(
+      'InMemoryStateStoreProvider: option "minBatchesToRetain": minBatchesToRetain must be at least 1 (a batch re-runs from the version before it) (got 0)',
+    );
   });
 
   it("treats version 0 as the empty initial state until it is committed (Spark's numbering)", () => {
     const provider = new InMemoryStateStoreProvider();
     const store = provider.load(0, 0);
-    bump(store.open(schema), "a");
+    bump(store.open(schema, KIND), "a");
     store.commit(1);
-    expect(contents(provider.load(0, 0).open(schema))).toEqual({});
-    expect(contents(provider.load(0, 1).open(schema))).toEqual({ a: [1, "a"] });
+    expect(contents(provider.load(0, 0).open(schema, KIND))).toEqual({});
+    expect(contents(provider.load(0, 1).open(schema, KIND))).toEqual({ a: [1, "a"] });
   });
 
   it("refuses a commit that does not move forward", () => {
     const store = new InMemoryStateStoreProvider().load(0, -1);
-    store.open(schema);
+    store.open(schema, KIND);
     store.commit(3);
     expect(() => store.commit(3)).toThrow(/cannot commit version 3 on top of version 3/);
   });
@@ -138,16 +159,28 @@ describe("InMemoryStateStoreProvider", () => {
   it("rejects state written with another schema, as a checkpoint of a different query", () => {
     const provider = new InMemoryStateStoreProvider();
     const store = provider.load(0, -1);
-    store.open(schema);
+    store.open(schema, KIND);
     store.commit(0);
-    expect(() => provider.load(0, 0).open([{ name: "other", kind: "f64" }])).toThrow(CheckpointError);
+    expect(() => provider.load(0, 0).open([{ name: "other", kind: "f64" }], KIND)).toThrow(CheckpointError);
+    expect(() => provider.load(0, 0).open([{ name: "other", kind: "f64" }], KIND)).toThrow(
+      'version 0 in memory (shard 0/0) holds state of operator "stateStoreSave" with value columns [count: f64, label: bytes], ' +
+        'but this query needs state of operator "stateStoreSave" with value columns [other: f64]: the checkpoint belongs to a different query; use a new checkpointLocation',
+    );
+  });
+
+  it("rejects state written by another kind of operator", () => {
+    const provider = new InMemoryStateStoreProvider();
+    const store = provider.load(0, -1);
+    store.open(schema, "dedupe");
+    store.commit(0);
+    expect(() => provider.load(0, 0).open(schema, KIND)).toThrow(/holds state of operator "dedupe" .* needs state of operator "stateStoreSave"/);
   });
 
   it("shares one provider per checkpoint location, so a restarted query finds its state", () => {
     const location = `/tmp/sluice-state-test-${process.pid}`;
     const a = InMemoryStateStoreProvider.forCheckpoint(location);
     const store = a.load(0, -1);
-    bump(store.open(schema), "a");
+    bump(store.open(schema, KIND), "a");
     store.commit(0);
     expect(InMemoryStateStoreProvider.forCheckpoint(location).latestVersion(0)).toBe(0);
     InMemoryStateStoreProvider.forget(location);
@@ -157,7 +190,7 @@ describe("InMemoryStateStoreProvider", () => {
   it("compacts removed rows at commit, renumbering slots and bumping the generation", () => {
     const provider = new InMemoryStateStoreProvider();
     const store = provider.load(0, -1);
-    const table = store.open(schema);
+    const table = store.open(schema, KIND);
     for (const k of ["a", "b", "c"]) bump(table, k);
     table.remove(table.get(key("a")));
     const generation = store.generation;

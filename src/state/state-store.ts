@@ -20,10 +20,12 @@ export interface StateStore {
    */
   readonly generation: number;
   /**
-   * Opens the working version with the operator's value schema. The first call fixes the schema;
-   * state committed with another schema (another query shape on the same checkpoint) is an error.
+   * Opens the working version with the operator's value schema and kind (Spark's operator name:
+   * "stateStoreSave", "sessionWindowStateStoreSave", "dedupe", "dedupeWithinWatermark"; see
+   * `state-shape.ts`). The first call fixes both; state committed by another kind of operator
+   * or with another schema (another query on the same checkpoint) is a CheckpointError.
    */
-  open(schema: StateSchema): StateTable;
+  open(schema: StateSchema, operatorKind: string): StateTable;
   /** The working version; `open` must have been called. */
   readonly table: StateTable;
   /** Makes the working data version `version` (> `this.version`); slots may be renumbered. */
@@ -42,12 +44,6 @@ export interface StateStoreProvider {
   load(operatorId: number, version: number, partition?: number): StateStore;
   /** The newest committed version of a store, -1 when none. */
   latestVersion(operatorId: number, partition?: number): number;
-}
-
-export interface StateStoreOptions {
-  /**
-   * How many committed versions to keep recoverable (Spark's `minBatchesToRetain`). At least 2,
-   * so that batch N can be re-run from N - 1 after N was committed.
-   */
-  readonly minBatchesToRetain?: number;
+  /** Waits for background work (maintenance) and frees what the provider holds; its stores stop working. */
+  close?(): Promise<void>;
 }

@@ -10,6 +10,12 @@ export interface StateColumnSpec {
   readonly kind: StateColumnKind;
 }
 
+/** A version's changes to a table: slots of the rows removed, and of the rows inserted or changed. */
+export interface TableChanges {
+  readonly removed: Int32Array;
+  readonly upserted: Int32Array;
+}
+
 /** The value columns of a state table; the key is always the encoded key words. */
 export type StateSchema = readonly StateColumnSpec[];
 
@@ -27,14 +33,23 @@ export function describeSchema(schema: StateSchema): string {
  * slot; values live in typed-array columns indexed by slot. No per-row objects: cloning a
  * version for a commit is a few array copies.
  *
- * Slots stay stable while a batch works (removal only marks a slot dead, and its values stay
- * readable); `compact` renumbers them at commit. Each slot carries an "updated" flag, which makes
- * the rows changed in the current version cheap to list (update-mode output, metrics, deltas).
+ * Slots stay stable while a batch works (removal only marks a slot dead, and its key and values
+ * stay readable); `commitChanges` renumbers them. The changes since the last commit are cheap to
+ * list, which is what update-mode output, metrics and delta files need:
+ *
+ * - each slot carries an "updated" flag: callers mark every row whose values they change
+ *   (`put` does it for them);
+ * - right after a commit every slot below `committedSlots` is live and new rows get higher
+ *   slots, so the rows removed since the commit are the dead slots below `committedSlots`.
  */
 export class StateTable {
   private keys: KeyHashTable;
   private cols: StateColumn[];
   private updated: Uint8Array;
+  /** Slots at the last commit (all live then); a dead slot below it is a removal since. */
+  private committedSlots = 0;
+  /** Dead slots below `committedSlots`. */
+  private removedSinceCommit = 0;
 
   constructor(
     readonly schema: StateSchema,
@@ -62,8 +77,8 @@ export class StateTable {
   }
 
   /** The slot of an encoded key (see `kernels/hash-table-keys.ts`), or -1 when absent. */
-  get(key: Int32Array): number {
-    return this.keys.findKey(key, 0, key.length);
+  get(key: Int32Array, from = 0, to = key.length): number {
+    return this.keys.findKey(key, from, to);
   }
 
   /** The slot of an encoded key, inserting an empty row (zeros, values null) when absent; marks it updated. */
@@ -106,19 +121,45 @@ export class StateTable {
     return this.updated[slot] === 1;
   }
 
-  /** Removes a row; its values stay readable through its slot until the next `compact`. */
+  /** Removes a row; its key and values stay readable through its slot until the next commit. */
   remove(slot: number): void {
+    if (slot < this.committedSlots && this.keys.isLive(slot)) this.removedSinceCommit++;
     this.keys.remove(slot);
   }
 
   /** Every live slot, in slot order. */
   liveSlots(): Int32Array {
-    return this.slotsWhere(() => true);
+    const n = this.keys.groupCount;
+    const out = new Int32Array(this.keys.size);
+    if (out.length === n) {
+      for (let s = 0; s < n; s++) out[s] = s;
+      return out;
+    }
+    let k = 0;
+    for (let s = 0; s < n; s++) if (this.keys.isLive(s)) out[k++] = s;
+    return out;
   }
 
-  /** Live slots updated since the last `clearUpdated`. */
+  /** Live slots updated since the last commit. */
   updatedSlots(): Int32Array {
-    return this.slotsWhere((s) => this.updated[s] === 1);
+    const n = this.keys.groupCount;
+    const updated = this.updated;
+    const out = new Int32Array(this.keys.size);
+    let k = 0;
+    for (let s = 0; s < n; s++) if (updated[s] === 1 && this.keys.isLive(s)) out[k++] = s;
+    return out.subarray(0, k);
+  }
+
+  /** Slots of the rows that were committed and have been removed since (keys still readable). */
+  removedSlots(): Int32Array {
+    const out = new Int32Array(this.removedSinceCommit);
+    for (let s = 0, k = 0; k < out.length; s++) if (!this.keys.isLive(s)) out[k++] = s;
+    return out;
+  }
+
+  /** This version's changes, each list made when first read (valid until the table next changes). */
+  changesSinceCommit(): TableChanges {
+    return new ChangesSinceCommit(this);
   }
 
   /** Live slots whose f64 column `col` is valid and at or below `limit` (eviction by watermark). */
@@ -148,19 +189,71 @@ export class StateTable {
     return this.cols[col]!.view();
   }
 
-  clearUpdated(): void {
+  /**
+   * Ends a version: drops removed rows (renumbering slots densely), clears the updated flags and
+   * starts counting the next version's changes. True when slots were renumbered.
+   */
+  commitChanges(): boolean {
+    const renumbered = this.compact();
     this.updated.fill(0);
+    this.committedSlots = this.keys.groupCount;
+    this.removedSinceCommit = 0;
+    return renumbered;
   }
 
-  /** Drops removed rows and renumbers slots densely; true when slots changed. */
-  compact(): boolean {
-    const mapping = this.keys.compact();
-    if (mapping === null) return false;
-    const count = this.keys.groupCount;
-    this.cols = this.cols.map((c) => c.compacted(mapping, count));
-    const updated = new Uint8Array(Math.max(16, count * 2));
-    for (let old = 0; old < mapping.length; old++) if (mapping[old]! >= 0) updated[mapping[old]!] = this.updated[old]!;
-    this.updated = updated;
+  /**
+   * Brings this table, which holds what `source` held at its last commit, to `source`'s current
+   * rows by applying `source`'s changes since (`removedSlots`, `updatedSlots`), and ends the
+   * version. Costs what the changes cost, where `clone` costs the whole table.
+   */
+  applyChangesOf(source: StateTable, changes: TableChanges): void {
+    const keys = source.keys;
+    const arena = keys.keyArena;
+    const starts = keys.keyStarts;
+    // A committed row usually has the same slot in both tables (one is a copy of the other, or
+    // was kept in step with it): checking its key words there is cheaper than a hash lookup.
+    const slotOf = (s: number, insert: boolean) => {
+      if (s < source.committedSlots && this.holdsKeyOf(s, source)) return s;
+      const from = starts[s]!;
+      const to = from + keys.keyLength(s);
+      return insert ? this.put(arena, from, to) : this.keys.findKey(arena, from, to);
+    };
+    for (const s of changes.removed) {
+      const slot = slotOf(s, false);
+      if (slot >= 0) this.remove(slot);
+    }
+    const upserted = changes.upserted;
+    const slots = new Int32Array(upserted.length);
+    for (let j = 0; j < upserted.length; j++) slots[j] = slotOf(upserted[j]!, true);
+    // Every key is in by now, so the columns no longer grow.
+    this.cols.forEach((to, c) => {
+      const from = source.cols[c]!;
+      if (to.kind === "f64" && from.kind === "f64") {
+        for (let j = 0; j < slots.length; j++) {
+          to.values[slots[j]!] = from.values[upserted[j]!]!;
+          to.valid[slots[j]!] = from.valid[upserted[j]!]!;
+        }
+      } else if (to.kind === "bytes" && from.kind === "bytes") {
+        for (let j = 0; j < slots.length; j++) {
+          const s = upserted[j]!;
+          if (from.valid[s] === 1) to.set(slots[j]!, from.arena, from.starts[s]!, from.ends[s]!);
+          else to.clear(slots[j]!);
+        }
+      }
+    });
+    this.commitChanges();
+  }
+
+  /** Whether this table's slot `slot` is live and holds the key of `other`'s slot `slot`. */
+  private holdsKeyOf(slot: number, other: StateTable): boolean {
+    const a = this.keys;
+    const b = other.keys;
+    if (slot >= a.groupCount || !a.isLive(slot)) return false;
+    const len = a.keyLength(slot);
+    if (b.keyLength(slot) !== len) return false;
+    const aw = a.keyArena;
+    const bw = b.keyArena;
+    for (let i = a.keyStarts[slot]!, j = b.keyStarts[slot]!, end = i + len; i < end; i++, j++) if (aw[i] !== bw[j]) return false;
     return true;
   }
 
@@ -171,11 +264,22 @@ export class StateTable {
     copy.keys = this.keys.clone();
     copy.cols = this.cols.map((c) => c.cloned(count));
     copy.updated = this.updated.slice(0, Math.max(16, count));
+    copy.committedSlots = this.committedSlots;
+    copy.removedSinceCommit = this.removedSinceCommit;
     return copy;
   }
 
   memoryBytes(): number {
     return this.keys.memoryBytes() + this.updated.byteLength + this.cols.reduce((n, c) => n + c.memoryBytes(), 0);
+  }
+
+  private compact(): boolean {
+    const mapping = this.keys.compact();
+    if (mapping === null) return false;
+    const count = this.keys.groupCount;
+    this.cols = this.cols.map((c) => c.compacted(mapping, count));
+    this.updated = new Uint8Array(Math.max(16, count * 2));
+    return true;
   }
 
   private slotsWhere(pick: (slot: number) => boolean): Int32Array {
@@ -197,5 +301,20 @@ export class StateTable {
       this.updated = updated;
     }
     this.updated.fill(0, from, to);
+  }
+}
+
+class ChangesSinceCommit implements TableChanges {
+  private removedList: Int32Array | null = null;
+  private upsertedList: Int32Array | null = null;
+
+  constructor(private readonly table: StateTable) {}
+
+  get removed(): Int32Array {
+    return (this.removedList ??= this.table.removedSlots());
+  }
+
+  get upserted(): Int32Array {
+    return (this.upsertedList ??= this.table.updatedSlots());
   }
 }

@@ -1,30 +1,41 @@
 import { CheckpointError } from "../errors/errors.js";
+import { checkShape, type StateShape } from "./state-shape.js";
 import type { StateStore } from "./state-store.js";
-import { StateTable, describeSchema, sameSchema, type StateSchema } from "./state-table.js";
+import { StateTable, type StateSchema, type TableChanges } from "./state-table.js";
 
 /** The committed versions of one (operator, partition) shard, wherever they are kept. */
 export interface ShardHistory {
-  /** The table committed as `version` (never mutated by callers), or null when not kept. */
-  committed(version: number): StateTable | null;
-  /** Whether `version` is the empty initial state rather than a committed one. */
-  isInitialVersion(version: number): boolean;
-  /** Versions that can be loaded, ascending. */
-  keptVersions(): number[];
-  /** Records `table` as `version` and forgets versions the retention policy drops. */
-  record(version: number, table: StateTable): void;
   /** Where the history lives, for error messages. */
   readonly description: string;
+  /** Whether `version` is the empty initial state rather than a committed one. */
+  isInitialVersion(version: number): boolean;
+  /** Whether `version` was committed and is still kept (whether it loads is up to `committed`). */
+  has(version: number): boolean;
+  /** Versions kept, ascending. */
+  keptVersions(): number[];
+  /**
+   * The table committed as `version` (callers never mutate it), after checking that it is state
+   * of `shape`. Throws a CheckpointError naming what cannot be read.
+   */
+  committed(version: number, shape: StateShape): StateTable;
+  /** Makes the working table's `changes` since `base` durable as `version`. */
+  write(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void;
+  /**
+   * Keeps a private copy of the working table as the table of `version`. Called before the
+   * working table ends its version, while `changes` still name its slots.
+   */
+  keep(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void;
 }
 
 /**
  * A store over a shard history: the working version is a private copy of a committed table, and
- * each commit records a copy of the working table as a new version. Copies are of typed arrays
- * only (see `StateTable.clone`).
+ * each commit records the working table's changes as a new version and keeps a copy of it.
+ * Copies are of typed arrays only (see `StateTable.clone`, `StateTable.applyChangesOf`).
  */
 export class VersionedStateStore implements StateStore {
   generation = 0;
   private working: StateTable | null = null;
-  private schema: StateSchema | null = null;
+  private shape: StateShape | null = null;
 
   constructor(
     readonly operatorId: number,
@@ -32,7 +43,7 @@ export class VersionedStateStore implements StateStore {
     public version: number,
     private readonly history: ShardHistory,
   ) {
-    if (!history.isInitialVersion(version) && history.committed(version) === null) {
+    if (!history.isInitialVersion(version) && !history.has(version)) {
       const kept = history.keptVersions();
       throw new CheckpointError(
         `state of operator ${operatorId} partition ${partition} has no version ${version} in ${history.description} ` +
@@ -41,14 +52,14 @@ export class VersionedStateStore implements StateStore {
     }
   }
 
-  open(schema: StateSchema): StateTable {
-    if (this.schema !== null) {
-      if (!sameSchema(schema, this.schema)) throw this.schemaError(schema, this.schema);
+  open(schema: StateSchema, operatorKind: string): StateTable {
+    const shape: StateShape = { schema, operatorKind };
+    if (this.shape !== null) {
+      checkShape(this.shape, shape, `the open state store of operator ${this.operatorId} partition ${this.partition}`);
       return this.table;
     }
-    const committed = this.committedBase();
-    if (committed && !sameSchema(schema, committed.schema)) throw this.schemaError(schema, committed.schema);
-    this.schema = schema;
+    const committed = this.committedBase(shape);
+    this.shape = shape;
     this.working = committed ? committed.clone() : new StateTable(schema);
     return this.working;
   }
@@ -63,41 +74,22 @@ export class VersionedStateStore implements StateStore {
       throw new Error(`state of operator ${this.operatorId}: cannot commit version ${version} on top of version ${this.version}`);
     }
     const table = this.table;
-    if (table.compact()) this.generation++;
-    table.clearUpdated();
-    this.history.record(version, table.clone());
+    const shape = this.shape!;
+    const changes = table.changesSinceCommit();
+    this.history.write(version, this.version, table, changes, shape);
+    this.history.keep(version, this.version, table, changes, shape);
+    if (table.commitChanges()) this.generation++;
     this.version = version;
   }
 
   abort(): void {
-    if (this.schema === null) return;
-    const committed = this.committedBase();
-    this.working = committed ? committed.clone() : new StateTable(this.schema);
+    if (this.shape === null) return;
+    const committed = this.committedBase(this.shape);
+    this.working = committed ? committed.clone() : new StateTable(this.shape.schema);
     this.generation++;
   }
 
-  private committedBase(): StateTable | null {
-    if (this.history.isInitialVersion(this.version)) return null;
-    const committed = this.history.committed(this.version);
-    if (committed === null) {
-      throw new CheckpointError(`state of operator ${this.operatorId} partition ${this.partition}: version ${this.version} is no longer kept in ${this.history.description}`);
-    }
-    return committed;
+  private committedBase(shape: StateShape): StateTable | null {
+    return this.history.isInitialVersion(this.version) ? null : this.history.committed(this.version, shape);
   }
-
-  private schemaError(wanted: StateSchema, found: StateSchema): CheckpointError {
-    return new CheckpointError(
-      `state of operator ${this.operatorId} partition ${this.partition} was written with value columns ` +
-        `${describeSchema(found)} but this query needs ${describeSchema(wanted)}; the checkpoint belongs to a different query`,
-    );
-  }
-}
-
-/** Checks and returns a retention setting (Spark's `minBatchesToRetain`). */
-export function retentionOf(minBatchesToRetain: number | undefined): number {
-  const retain = minBatchesToRetain ?? 2;
-  if (!Number.isInteger(retain) || retain < 2) {
-    throw new RangeError(`minBatchesToRetain must be an integer >= 2 (a batch re-runs from the version before it), got ${retain}`);
-  }
-  return retain;
 }
