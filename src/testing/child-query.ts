@@ -24,7 +24,10 @@ export function pageViews(session: Session, input: string, checkpoint: string) {
 }
 
 async function main(plan: ChildPlan): Promise<void> {
-  const session = new Session({ workers: plan.kind === "windowedCounts" ? plan.workers : 0 });
+  const session =
+    plan.kind === "windowedCounts"
+      ? new Session({ workers: plan.workers, minBatchesToRetain: plan.minBatchesToRetain, minDeltasForSnapshot: plan.minDeltasForSnapshot })
+      : new Session({ workers: 0 });
   const query =
     plan.kind === "pageViews"
       ? pageViews(session, plan.input, plan.checkpoint).trigger({ processingTime: "50 milliseconds" }).start()

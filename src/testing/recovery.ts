@@ -27,7 +27,8 @@ const BASE_TIME = Date.UTC(2026, 0, 1);
 const STEP_MS = 10;
 
 export async function loadScenarioInput(bootstrap: string, n: number, keys: number): Promise<ScenarioInput> {
-  const topic = await createTopic("recovery-input", 2);
+  // Event times are fixed in the past: the topic keeps them forever instead of deleting them by age.
+  const topic = await createTopic("recovery-input", 2, { "retention.ms": "-1" });
   const keyOf = (i: number) => `k${i % keys}`;
   const valueOf = (i: number) => i % 7;
   const timeOf = (i: number) => BASE_TIME + i * STEP_MS;
@@ -55,7 +56,7 @@ export function sortCounts(rows: readonly WindowCount[]): WindowCount[] {
 export async function scenarioOutput(session: Session, plan: WindowedCountsPlan): Promise<WindowCount[]> {
   const sink = plan.sink;
   if (sink.kind === "file") {
-    const Out = z.object({ window_start: z.int64(), key: z.string(), count: z.int64(), sum: z.int64() });
+    const Out = z.object({ window_start: z.number(), key: z.string(), count: z.number(), sum: z.number() });
     return sortCounts((await session.read.schema(Out).json(sink.path).collect()) as WindowCount[]);
   }
   const rows = await session.read
@@ -87,13 +88,20 @@ export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: st
   let batches = 0;
   child.process.stdout!.on("data", (d: Buffer) => (batches += (d.toString("utf8").match(/^BATCH /gm) ?? []).length));
   let killed = false;
-  const timer =
-    options.killAfterMs === undefined
-      ? undefined
-      : setTimeout(() => {
+  let timer: NodeJS.Timeout | undefined;
+  if (options.killAfterMs !== undefined) {
+    // The clock starts when the query runs, not while the child process loads.
+    const killAfterMs = options.killAfterMs;
+    child.line("STARTED").then(
+      () => {
+        timer = setTimeout(() => {
           killed = true;
           child.process.kill("SIGKILL");
-        }, options.killAfterMs);
+        }, killAfterMs);
+      },
+      () => undefined,
+    );
+  }
   const exit = await child.exited;
   clearTimeout(timer);
   const crashLine = exit.stderr.split("\n").find((l) => l.startsWith("SLUICE_CRASHED ")) ?? null;
@@ -101,6 +109,50 @@ export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: st
   if (exit.signal === "SIGKILL" && crashLine !== null) return { outcome: "crashed", crashLine, batches };
   if (exit.signal === "SIGKILL" && killed) return { outcome: "killed", crashLine, batches };
   throw new Error(`the scenario's child process failed (${exit.signal ?? `exit ${exit.code}`}):\n${exit.stderr}`);
+}
+
+/** Rows of `actual` that `expected` lacks (duplicates) and rows of `expected` that `actual` lacks (lost). */
+export function compareCounts(actual: readonly WindowCount[], expected: readonly WindowCount[]): { lost: number; duplicated: number } {
+  const key = (r: WindowCount) => JSON.stringify([r.window_start, r.key, r.count, r.sum]);
+  const want = new Map<string, number>();
+  for (const r of expected) want.set(key(r), (want.get(key(r)) ?? 0) + 1);
+  let duplicated = 0;
+  for (const r of actual) {
+    const left = want.get(key(r)) ?? 0;
+    if (left > 0) want.set(key(r), left - 1);
+    else duplicated++;
+  }
+  return { lost: [...want.values()].reduce((n, v) => n + v, 0), duplicated };
+}
+
+/** An uninterrupted run of the scenario takes several seconds here: a first kill within this always lands. */
+const FIRST_KILL_WITHIN_MS = 2_500;
+
+/** A deterministic pseudo-random sequence in [0, 1) (a test prints its seed, so a failure can be replayed). */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * One randomized run: the scenario is SIGKILLed `kills` times, each after a random time of
+ * running, and started again each time, then left to finish. Returns every child's attempt.
+ */
+export async function runWithRandomKills(plan: WindowedCountsPlan, random: () => number, kills: number, maxRunMs: number): Promise<Attempt[]> {
+  const attempts: Attempt[] = [];
+  for (let k = 0; k < kills; k++) {
+    // The first kill comes early enough to catch even a fast run; later ones anywhere in a run.
+    const window = k === 0 ? FIRST_KILL_WITHIN_MS : maxRunMs;
+    const attempt = await runChild(plan, { killAfterMs: Math.floor(random() * window) });
+    attempts.push(attempt);
+    if (attempt.outcome === "done") return attempts;
+  }
+  return [...attempts, ...(await runToCompletion(plan))];
 }
 
 /** Starts the scenario again after each kill until the query finished; at most `maxAttempts` children. */

@@ -11,6 +11,9 @@ export interface WindowedCountsPlan {
   readonly sink: { readonly kind: "kafka"; readonly topic: string } | { readonly kind: "file"; readonly path: string };
   readonly maxOffsetsPerTrigger: number;
   readonly workers: number;
+  /** The session's retention (small values make state maintenance delete files during the run). */
+  readonly minBatchesToRetain?: number;
+  readonly minDeltasForSnapshot?: number;
 }
 
 const Keyed = z.object({ key: z.string(), value: z.int() });
