@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { CheckpointError } from "../errors/errors.js";
+import { ioFault } from "../faults/io-faults.js";
 
 /**
  * Checkpoint files are written once and never overwritten: the bytes go to a temp file in the
@@ -158,6 +159,7 @@ function* writeOnce(file: string, chunks: readonly Uint8Array[], options: Atomic
   }
   const tmp = path.join(dir, `.${path.basename(file)}.${PROCESS_TOKEN}.${++tempFiles}${TEMP_SUFFIX}`);
   try {
+    ioFault("write", file);
     const handle = (yield { op: "open", path: tmp, flags: "wx" }) as Handle;
     try {
       if (options.midWrite) {

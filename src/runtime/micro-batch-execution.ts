@@ -12,7 +12,7 @@ import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
 import { DriverStage } from "./driver-stage.js";
-import { crashPoint } from "./crash-points.js";
+import { crashPoint } from "../faults/crash-points.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";

@@ -1,5 +1,5 @@
 import { SluiceError } from "../errors/errors.js";
-import { crashPoint } from "../runtime/crash-points.js";
+import { crashPoint } from "../faults/crash-points.js";
 import type { KafkaCluster } from "../sources/kafka/kafka-cluster.js";
 import { kafkaError } from "../sources/kafka/produce-raw.js";
 import { batchCommitEntry, batchGroupOf, lastCommittedBatch } from "./kafka-committed-batch.js";

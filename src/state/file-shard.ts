@@ -9,7 +9,7 @@ import {
   writeFileAtomicSync,
 } from "../checkpoint/atomic-file.js";
 import { CheckpointError, SluiceError } from "../errors/errors.js";
-import { crashPoint } from "../runtime/crash-points.js";
+import { crashPoint } from "../faults/crash-points.js";
 import { ShardFiles } from "./shard-files.js";
 import { applyStateFile, decodeStateFile, encodeStateFile, type StateFile, type StateFileKind } from "./state-file.js";
 import { checkShape, type StateShape } from "./state-shape.js";

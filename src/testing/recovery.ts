@@ -71,20 +71,24 @@ export async function scenarioOutput(session: Session, plan: WindowedCountsPlan)
 }
 
 export interface Attempt {
-  /** How the child ended: "done" (the query finished), "crashed" (SIGKILL at its crash point), "killed" (by the test). */
-  readonly outcome: "done" | "crashed" | "killed";
+  /**
+   * How the child ended: "done" (the query finished), "crashed" (SIGKILL at its crash point),
+   * "killed" (by the test), "failed" (the query stopped with an error, on stderr).
+   */
+  readonly outcome: "done" | "crashed" | "killed" | "failed";
   /** The `SLUICE_CRASHED <point> <detail>` line of a crashed child. */
   readonly crashLine: string | null;
   /** Batches the child reported before it ended. */
   readonly batches: number;
+  readonly stderr: string;
 }
 
 /**
  * Runs the scenario in a child process. With `crashAt` the child runs with SLUICE_CRASH_AT set;
  * with `killAfterMs` the test SIGKILLs it after that long (if it is still running).
  */
-export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: string; killAfterMs?: number } = {}): Promise<Attempt> {
-  const child = startChildQuery(plan, options.crashAt ? { SLUICE_CRASH_AT: options.crashAt } : {});
+export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: string; killAfterMs?: number; env?: Record<string, string> } = {}): Promise<Attempt> {
+  const child = startChildQuery(plan, { ...options.env, ...(options.crashAt ? { SLUICE_CRASH_AT: options.crashAt } : {}) });
   let batches = 0;
   child.process.stdout!.on("data", (d: Buffer) => (batches += (d.toString("utf8").match(/^BATCH /gm) ?? []).length));
   let killed = false;
@@ -105,10 +109,12 @@ export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: st
   const exit = await child.exited;
   clearTimeout(timer);
   const crashLine = exit.stderr.split("\n").find((l) => l.startsWith("SLUICE_CRASHED ")) ?? null;
-  if (exit.code === 0) return { outcome: "done", crashLine, batches };
-  if (exit.signal === "SIGKILL" && crashLine !== null) return { outcome: "crashed", crashLine, batches };
-  if (exit.signal === "SIGKILL" && killed) return { outcome: "killed", crashLine, batches };
-  throw new Error(`the scenario's child process failed (${exit.signal ?? `exit ${exit.code}`}):\n${exit.stderr}`);
+  const ended = { crashLine, batches, stderr: exit.stderr };
+  if (exit.code === 0) return { outcome: "done", ...ended };
+  if (exit.signal === "SIGKILL" && crashLine !== null) return { outcome: "crashed", ...ended };
+  if (exit.signal === "SIGKILL" && killed) return { outcome: "killed", ...ended };
+  if (exit.code === 1) return { outcome: "failed", ...ended };
+  throw new Error(`the scenario's child process ended unexpectedly (${exit.signal ?? `exit ${exit.code}`}):\n${exit.stderr}`);
 }
 
 /** Rows of `actual` that `expected` lacks (duplicates) and rows of `expected` that `actual` lacks (lost). */
@@ -162,6 +168,7 @@ export async function runToCompletion(plan: WindowedCountsPlan, maxAttempts = 20
     const attempt = await runChild(plan);
     attempts.push(attempt);
     if (attempt.outcome === "done") return attempts;
+    if (attempt.outcome === "failed") throw new Error(`the scenario failed:\n${attempt.stderr}`);
   }
   throw new Error(`the scenario did not finish in ${maxAttempts} runs`);
 }

@@ -3,7 +3,7 @@ import { concatBatches } from "../batch/concat.js";
 import { emptyMetrics } from "../batch/task-metrics.js";
 import { InternalError } from "../errors/errors.js";
 import { OperatorChain } from "../operators/run-operators.js";
-import { crashPoint } from "../runtime/crash-points.js";
+import { crashPoint } from "../faults/crash-points.js";
 import { readInputSplit } from "../sources/source-runtimes.js";
 import type { Task, TaskResult } from "./protocol.js";
 

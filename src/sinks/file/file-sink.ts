@@ -4,7 +4,7 @@ import { type Batch, makeBatch } from "../../batch/batch.js";
 import { syncDir } from "../../checkpoint/atomic-file.js";
 import type { FileSinkFormat } from "../../config/file-sink-options.js";
 import { AnalysisError, CheckpointError, SluiceError } from "../../errors/errors.js";
-import { crashPoint } from "../../runtime/crash-points.js";
+import { crashPoint } from "../../faults/crash-points.js";
 import type { Fields } from "../../types/dtype.js";
 import type { Sink, SinkContext } from "../sink.js";
 import { FILE_FORMAT_WRITERS, type FileFormatWriter } from "./file-formats.js";
