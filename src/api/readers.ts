@@ -1,6 +1,6 @@
 import type * as arrow from "apache-arrow";
 import type { z } from "zod";
-import { jsonOptionsSchema, rateOptionsSchema } from "../config/options.js";
+import { columnarOptionsSchema, jsonOptionsSchema, rateOptionsSchema } from "../config/options.js";
 import { validateOptions } from "../config/validate.js";
 import { OptionError } from "../errors/errors.js";
 import type { JsonReadOptions } from "../sources/json/json-desc.js";
@@ -19,7 +19,9 @@ export type RateSchema = {
   readonly value: ColType<"int64", false>;
 };
 
-export type StreamFormat = "json" | "rate" | "kafka";
+export type StreamFormat = "json" | "parquet" | "arrow" | "rate" | "kafka";
+/** File formats read by path: JSON lines, Parquet, Arrow IPC files. */
+type FileFormat = "json" | "parquet" | "arrow";
 
 /** Kafka's columns, or with a record schema its decoded fields followed by Kafka's metadata columns. */
 export type KafkaOutput<S extends SchemaShape> = keyof S extends never ? KafkaSchema : S & KafkaMetadataSchema;
@@ -70,6 +72,28 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
     return this.frame({ format: "json", path, fields: this.fields, options });
   }
 
+  /**
+   * Parquet files: a folder (streams read new files as they appear) or one file. Columns are
+   * matched by name against the declared schema; a file sink's folder is read through its manifest.
+   */
+  parquet(path: string): DataFrame<S> {
+    return this.columnar("parquet", path);
+  }
+
+  protected columnar(format: "parquet" | "arrow", path: string): DataFrame<any> {
+    if (!this.fields) {
+      throw new OptionError(`${format}(): declare the record schema first with .schema(z.object({ ... })); Sluice does not infer schemas`);
+    }
+    const o = validateOptions(columnarOptionsSchema, this.opts, `${this.streaming ? "readStream" : "read"}.${format}("${path}")`);
+    return this.frame({ format, path, fields: this.fields, options: { maxFilesPerTrigger: o.maxFilesPerTrigger ?? null, pathGlobFilter: o.pathGlobFilter ?? null } });
+  }
+
+  /** Reads a file format by path, as `load(path)` does after `format(...)`. */
+  protected file(format: FileFormat, path: string | undefined): DataFrame<any> {
+    if (path === undefined) throw new OptionError(`load(): the ${format} source needs a path to a file or a folder of ${format === "json" ? "JSON-lines" : format === "parquet" ? "Parquet" : "Arrow IPC"} files`);
+    return format === "json" ? this.json(path) : this.columnar(format, path);
+  }
+
   /** Kafka topics: options as Spark's Kafka source (`kafka.bootstrap.servers`, `subscribe`, ...). */
   protected kafka(): DataFrame<any> {
     return this.frame(kafkaSourceDesc(this.opts, this.fields, this.streaming));
@@ -87,8 +111,8 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
  */
 export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat = "json"> extends ReaderBase<S, F> {
   format<F2 extends StreamFormat>(format: F2): DataStreamReader<S, F2> {
-    if (format !== "json" && format !== "rate" && format !== "kafka") {
-      throw new OptionError(`readStream.format("${format}") is not a source Sluice has; use "json", "rate", "kafka", or session.memoryStream(schema)`);
+    if (!(["json", "parquet", "arrow", "rate", "kafka"] as const).includes(format)) {
+      throw new OptionError(`readStream.format("${format}") is not a source Sluice has; use "json", "parquet", "arrow", "rate", "kafka", or session.memoryStream(schema)`);
     }
     this.sourceFormat = format;
     return this as any;
@@ -106,16 +130,15 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
       const o = validateOptions(rateOptionsSchema, this.opts, "rate source");
       return this.frame({ format: "rate", fields: RATE_FIELDS, rowsPerSecond: o.rowsPerSecond, numPartitions: o.numPartitions, rampUpTimeMs: o.rampUpTime });
     }
-    if (path === undefined) throw new OptionError("load(): the json source needs a path to a folder of JSON-lines files");
-    return this.json(path) as any;
+    return this.file(this.sourceFormat, path);
   }
 }
 
 /** `session.read`: the same readers for static data. */
-export class DataFrameReader<S extends SchemaShape = {}, F extends "json" | "kafka" = "json"> extends ReaderBase<S, "json"> {
-  format<F2 extends "json" | "kafka">(format: F2): DataFrameReader<S, F2> {
-    if (format !== "json" && format !== "kafka") {
-      throw new OptionError(`read.format("${format}") is not a source Sluice has; use "json" or "kafka"`);
+export class DataFrameReader<S extends SchemaShape = {}, F extends FileFormat | "kafka" = "json"> extends ReaderBase<S, "json"> {
+  format<F2 extends FileFormat | "kafka">(format: F2): DataFrameReader<S, F2> {
+    if (!(["json", "parquet", "arrow", "kafka"] as const).includes(format)) {
+      throw new OptionError(`read.format("${format}") is not a source Sluice has; use "json", "parquet", "arrow" or "kafka"`);
     }
     this.sourceFormat = format;
     return this as any;
@@ -123,8 +146,7 @@ export class DataFrameReader<S extends SchemaShape = {}, F extends "json" | "kaf
 
   load(path?: string): DataFrame<F extends "kafka" ? KafkaOutput<S> : S> {
     if (this.sourceFormat === "kafka") return this.kafka();
-    if (path === undefined) throw new OptionError("load(): the json source needs a path to a JSON-lines file or folder");
-    return this.json(path) as any;
+    return this.file(this.sourceFormat as FileFormat, path);
   }
 
   /** Declares the record schema with a zod object; column names and types follow from it. */

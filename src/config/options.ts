@@ -73,11 +73,19 @@ export const badRecordOptions = {
   columnNameOfCorruptRecord: z.string().min(1).default("_corrupt_record"),
 };
 
+/** Which files of a folder a file source reads, and how many per trigger. */
+const fileSelection = {
+  maxFilesPerTrigger: positiveInt("maxFilesPerTrigger").optional(),
+  pathGlobFilter: z.string().min(1).optional(),
+};
+
+/** Parquet and Arrow IPC files carry typed columns: no bad-record modes, no splitting of a file. */
+export const columnarOptionsSchema = z.object(fileSelection).strict();
+
 export const jsonOptionsSchema = z
   .object({
     ...badRecordOptions,
-    maxFilesPerTrigger: positiveInt("maxFilesPerTrigger").optional(),
-    pathGlobFilter: z.string().min(1).optional(),
+    ...fileSelection,
     /** Bytes per task when a large file is split (Spark's spark.sql.files.maxPartitionBytes). */
     maxPartitionBytes: positiveInt("maxPartitionBytes").default(16 * 1024 * 1024),
   })

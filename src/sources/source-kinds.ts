@@ -1,4 +1,5 @@
 import type { Trigger } from "../config/options.js";
+import { columnarKind } from "./columnar/columnar-kind.js";
 import { jsonKind } from "./json/json-kind.js";
 import { kafkaKind } from "./kafka/kafka-kind.js";
 import { memoryKind, tableKind } from "./memory/memory-kind.js";
@@ -12,6 +13,8 @@ const KINDS: { readonly [F in SourceFormat]: SourceKind<DescOf<F>> } = {
   table: tableKind,
   rate: rateKind,
   json: jsonKind,
+  parquet: columnarKind,
+  arrow: columnarKind,
   kafka: kafkaKind,
 };
 

@@ -2,6 +2,7 @@ import type { Batch } from "../batch/batch.js";
 import type { TaskMetrics } from "../batch/task-metrics.js";
 import { InternalError } from "../errors/errors.js";
 import type { InputSplit } from "./input-split.js";
+import { columnarRuntime } from "./columnar/columnar-runtime.js";
 import { jsonRuntime } from "./json/json-runtime.js";
 import { kafkaRuntime } from "./kafka/kafka-runtime.js";
 import { memoryRuntime, tableRuntime } from "./memory/memory-runtime.js";
@@ -16,6 +17,8 @@ const RUNTIMES: { readonly [F in SourceFormat]: SourceRuntime<DescOf<F>, any> } 
   table: tableRuntime,
   rate: rateRuntime,
   json: jsonRuntime,
+  parquet: columnarRuntime,
+  arrow: columnarRuntime,
   kafka: kafkaRuntime,
 };
 

@@ -66,3 +66,14 @@ async function statFile(path: string): Promise<ListedFile | null> {
     throw new SluiceError(`cannot read input file ${path}: ${osErrorText(e)}`, { cause: e });
   }
 }
+
+/** The files a read of `path` covers: the file itself, or the data files of the folder (see `listFiles`). */
+export async function listInputFiles(path: string, options: ListFilesOptions): Promise<{ readonly path: string; readonly size: number }[]> {
+  let s;
+  try {
+    s = await stat(path);
+  } catch (e) {
+    throw new SluiceError(`cannot read ${path}: ${osErrorText(e)}`, { cause: e });
+  }
+  return s.isDirectory() ? listFiles(path, options) : [{ path, size: s.size }];
+}

@@ -1,8 +1,9 @@
+import { describeFileSource } from "../file/describe-file-source.js";
 import { narrowRecordFields, type SourceKind } from "../source-kind.js";
 import type { JsonSourceDesc } from "./json-desc.js";
 
 export const jsonKind: SourceKind<JsonSourceDesc> = {
-  describe: (desc) => `FileStreamSource[${desc.path}]`,
+  describe: (desc) => describeFileSource(desc.path),
   narrow(desc, needed) {
     if (desc.options.mode !== "PERMISSIVE") return desc;
     const fields = narrowRecordFields(desc.fields, needed, desc.options.columnNameOfCorruptRecord);

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { CompactibleLog } from "../../checkpoint/compactible-log.js";
 import { ConcurrentModificationError } from "../../errors/errors.js";
-import type { FileSplit } from "../file/file-split.js";
-import { listFiles, planFileSplits } from "../file/index.js";
 import type { StreamSource } from "../source.js";
-import type { JsonReadOptions } from "./json-desc.js";
-import { jsonKind } from "./json-kind.js";
+import { describeFileSource } from "./describe-file-source.js";
+import type { FileSplit } from "./file-split.js";
+import { listFiles } from "./list-files.js";
 
 /** A file the source admitted, and the log entry (offset) that admitted it. */
 const seenFileSchema = z.object({ path: z.string().min(1), size: z.number().int().min(0), entry: z.number().int().min(1) });
@@ -19,14 +18,22 @@ export const SOURCE_LOG_COMPACT_INTERVAL = 10;
 /** The offset: how many log entries (batches that admitted files) there are. */
 const logLength = z.number().int().min(0);
 
+/** Which files a file stream admits, and how a batch's files become splits (one format's reader). */
+export interface FileStreamOptions {
+  readonly maxFilesPerTrigger: number | null;
+  readonly pathGlobFilter: string | null;
+  readonly planSplits: (files: readonly { readonly path: string; readonly size: number }[]) => FileSplit[];
+}
+
 /**
- * JSON-lines files in a folder, as Spark's file stream source: each trigger admits files it has
- * not seen (oldest first, at most `maxFilesPerTrigger`), recording them in its own log under the
- * checkpoint (`sources/<i>/`), so a restarted query reads exactly the same files per batch. The
- * offset is the number of log entries. The log is compacted every 10 entries, as Spark's, so it
- * stays small while every file ever read stays known.
+ * Files in a folder, as Spark's file stream source (any format: JSON lines, Parquet, Arrow IPC):
+ * each trigger admits files it has not seen (oldest first, at most `maxFilesPerTrigger`),
+ * recording them in its own log under the checkpoint (`sources/<i>/`), so a restarted query reads
+ * exactly the same files per batch. The offset is the number of log entries. The log is compacted
+ * every 10 entries, as Spark's, so it stays small while every file ever read stays known. A
+ * folder a file sink writes is listed through its manifest (see list-files.ts).
  */
-export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
+export class FileStreamSource implements StreamSource<number, FileSplit> {
   readonly description: string;
   private readonly log: CompactibleLog<LogEntry>;
   private seen: Set<string> | null = null;
@@ -36,10 +43,10 @@ export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
 
   constructor(
     private readonly dir: string,
-    private readonly options: JsonReadOptions,
+    private readonly options: FileStreamOptions,
     logDir: string,
   ) {
-    this.description = jsonKind.describe({ format: "json", path: dir, fields: [], options });
+    this.description = describeFileSource(dir);
     this.log = new CompactibleLog(logDir, logEntrySchema, (entries) => ({ files: entries.flatMap((e) => e.files) }), "file source log");
   }
 
@@ -107,7 +114,7 @@ export class JsonFileStreamSource implements StreamSource<number, FileSplit> {
     await this.load();
     const files: SeenFile[] = [];
     for (let id = start + 1; id <= end; id++) files.push(...(this.pending.get(id) ?? []));
-    return planFileSplits(files, this.options.maxPartitionBytes);
+    return this.options.planSplits(files);
   }
 
   /** Entries up to `end` are done: only their paths stay known. */
