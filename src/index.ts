@@ -70,6 +70,7 @@ export {
   MalformedRecordError,
   CheckpointError,
   StreamingQueryException,
+  TaskTimeoutError,
 } from "./errors/errors.js";
 export type { ColType, DType, Field, Fields, RowOf, SchemaShape, WindowValue } from "./types/dtype.js";
 export type { SchemaOfZod } from "./schema/zod-schema.js";
