@@ -36,6 +36,8 @@ export type InputSplit =
       readonly failOnDataLoss: boolean;
       readonly includeHeaders: boolean;
       readonly maxPartitionFetchBytes: number;
+      /** Longest wait for one fetch response (kafkaConsumer.pollTimeoutMs). */
+      readonly pollTimeoutMs: number;
       /** With a record schema: values are decoded from JSON into these columns in the worker. */
       readonly values: KafkaValueDecoding | null;
     };

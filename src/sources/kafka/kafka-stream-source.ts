@@ -8,7 +8,7 @@ import type { Offset, StreamSource } from "../source.js";
 import { kafkaStrategyText } from "../source.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KafkaMetadata, type SubscriptionStrategy } from "./kafka-metadata.js";
-import { connectionOf, kafkaSplits, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
+import { connectionOf, kafkaSplits, lookupPolicyOf, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
 import { lagMetrics, limitByBacklog, type OffsetRange } from "./offset-ranges.js";
 import { type PartitionOffsets, partitionsOf, type TopicPartition, toPartitionOffsets, tpKey } from "./partition-offsets.js";
 
@@ -34,7 +34,7 @@ export class KafkaStreamSource implements StreamSource {
     private readonly now: () => number = Date.now,
   ) {
     this.description = `KafkaV2[${kafkaStrategyText(options)}]`;
-    this.metadata = new KafkaMetadata(connectionOf(options));
+    this.metadata = new KafkaMetadata(connectionOf(options), lookupPolicyOf(options));
     this.strategy = strategyOf(options);
     this.initialLog = new BatchLog(path.join(sourceDir, "initial"));
     this.group = options.commitOffsetsToGroup ? new GroupCommitter(connectionOf(options), options.commitOffsetsToGroup) : null;
@@ -119,6 +119,7 @@ export class KafkaStreamSource implements StreamSource {
   }
 
   async stop(): Promise<void> {
+    this.metadata.close();
     await this.group?.close();
   }
 
