@@ -1,0 +1,364 @@
+import { Partitioners } from "kafkajs";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
+import { Session } from "../../api/session.js";
+import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
+import { kafkaBroker, processState } from "../../testing/kafka-broker.js";
+import { tempDir } from "../../testing/temp-dir.js";
+
+// What the Kafka source does when its broker fails under a running query: killed (SIGKILL) and restarted,
+// frozen (SIGSTOP), or gone for good. Every fault ends in a bounded outcome: the query recovers within its
+// retry budget, or fails with an error that names the broker and what did not answer; restarted on its
+// checkpoint once the broker is back, its output equals that of a run the fault never touched.
+//
+// Waits are short, set through the source options, so that each failure comes within seconds. The request
+// timeout is longer than the lookup and fetch timeouts, so the error says which of those two expired.
+const BOUNDS = {
+  "kafka.request.timeout.ms": 10_000,
+  "kafka.connection.timeout.ms": 1_000,
+  "kafka.default.api.timeout.ms": 3_000,
+  "kafkaConsumer.pollTimeoutMs": 3_000,
+  "fetchOffset.numRetries": 2,
+  "fetchOffset.retryIntervalMs": 500,
+  // 10 records per partition and batch: several batches, so a fault can fall between two of them.
+  maxOffsetsPerTrigger: 20,
+};
+
+/** How long the killed broker stays down before it is started again. */
+const OUTAGE_MS = 10_000;
+
+interface Row {
+  partition: number;
+  offset: number;
+  value: string;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const broker = () => kafkaBootstrap();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const byPosition = (a: Row, b: Row) => a.partition - b.partition || a.offset - b.offset;
+
+/** Records n = from..to-1: value "v<n>" in partition n % 2, so its offset there is floor(n / 2). */
+async function produce(topic: string, from: number, to: number): Promise<void> {
+  const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    await producer.send({ topic, messages: Array.from({ length: to - from }, (_, k) => ({ partition: (from + k) % 2, value: `v${from + k}` })) });
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+function records(from: number, to: number): Row[] {
+  return Array.from({ length: to - from }, (_, k) => ({ partition: (from + k) % 2, offset: Math.floor((from + k) / 2), value: `v${from + k}` })).sort(byPosition);
+}
+
+/**
+ * A foreachBatch sink that keeps each batch's rows by batch id, as an idempotent writer would: a batch that
+ * runs again replaces what its id wrote. `before` runs first and may fail the batch (nothing is kept then).
+ */
+function batchSink(before: (batchId: number, rows: Row[]) => Promise<void> = async () => {}) {
+  const byBatch = new Map<number, Row[]>();
+  return {
+    byBatch,
+    write: async (rows: Row[], batchId: number) => {
+      await before(batchId, rows);
+      byBatch.set(batchId, rows);
+    },
+    /** Every row written, in partition and offset order; a row written under two batch ids appears twice. */
+    rows: () => [...byBatch.values()].flat().sort(byPosition),
+  };
+}
+
+function startQuery(session: Session, topic: string, checkpoint: string, sink: ReturnType<typeof batchSink>, options: Record<string, number> = {}) {
+  return session.readStream
+    .format("kafka")
+    .option("kafka.bootstrap.servers", broker())
+    .option("subscribe", topic)
+    .option("startingOffsets", "earliest")
+    .options({ ...BOUNDS, ...options })
+    .load()
+    .select("partition", "offset", "value")
+    .writeStream.foreachBatch(async (df, batchId) => sink.write((await df.collect()) as Row[], batchId))
+    .option("checkpointLocation", checkpoint)
+    .start();
+}
+
+/** The same query, run on a fresh checkpoint against a healthy broker until it has read everything. */
+async function uninterruptedRun(session: Session, topic: string): Promise<Row[]> {
+  const dir = tempDir("sluice-faults-reference-");
+  try {
+    const sink = batchSink();
+    const q = session.readStream
+      .format("kafka")
+      .option("kafka.bootstrap.servers", broker())
+      .option("subscribe", topic)
+      .option("startingOffsets", "earliest")
+      .options(BOUNDS)
+      .load()
+      .select("partition", "offset", "value")
+      .writeStream.foreachBatch(async (df, batchId) => sink.write((await df.collect()) as Row[], batchId))
+      .option("checkpointLocation", dir.path("checkpoint"))
+      .trigger({ availableNow: true })
+      .start();
+    await q.awaitTermination();
+    return sink.rows();
+  } finally {
+    dir.remove();
+  }
+}
+
+/** Resolves within `ms` or fails the test saying what it waited for (instead of a bare test timeout). */
+async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const topics: string[] = [];
+let session: Session;
+let dir: ReturnType<typeof tempDir>;
+let warn: MockInstance<typeof console.warn>;
+
+beforeEach(() => {
+  session = new Session({ workers: 1 });
+  dir = tempDir("sluice-faults-");
+  // The source reports each failed lookup attempt as a warning; tests read them from here.
+  warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+});
+
+afterEach(async () => {
+  warn.mockRestore();
+  // Whatever a test did to the broker, the next one (and the other suites' teardown) finds it answering.
+  await kafkaBroker.restore();
+  await session.stop();
+  dir.remove();
+});
+
+afterAll(async () => {
+  if (topics.length) await deleteTopic(...topics);
+});
+
+async function topicWith(base: string, n: number): Promise<string> {
+  const topic = await createTopic(base, 2);
+  topics.push(topic);
+  await produce(topic, 0, n);
+  return topic;
+}
+
+/** Lookup warnings as "attempt k of n" counts, asserting that each names the broker. */
+function lookupAttempts(topic: string): string[] {
+  const messages = warn.mock.calls.map(([m]) => String(m));
+  for (const m of messages) expect(m).toMatch(new RegExp(`^cannot .* ${escape(topic)} from Kafka at ${escape(broker())} \\(attempt \\d+ of \\d+\\): `));
+  return messages.map((m) => /\(attempt (\d+ of \d+)\)/.exec(m)![1]!);
+}
+
+describe("Kafka source: broker killed (SIGKILL) and restarted", () => {
+  it("between batches, back 10 s later: the offset lookups retry until it answers, and the query carries on without losing or repeating a record", async () => {
+    const topic = await topicWith("faults-kill-recover", 60);
+    const sink = batchSink();
+    // A budget longer than the outage and the restart: 31 attempts a second apart.
+    const q = startQuery(session, topic, dir.path("checkpoint"), sink, { "fetchOffset.numRetries": 30, "fetchOffset.retryIntervalMs": 1_000 });
+    await q.processAllAvailable();
+    expect(sink.rows()).toEqual(records(0, 60));
+
+    const pid = await kafkaBroker.kill();
+    expect(processState(pid)).toBe("gone");
+    await sleep(OUTAGE_MS);
+    // Down all this time: the query waits in its offset lookups, alive.
+    expect(q.isActive).toBe(true);
+    expect(q.status.message).toBe("Getting offsets from sources");
+    const restarted = await kafkaBroker.start();
+    expect(restarted).not.toBe(pid);
+    expect(processState(restarted)).toBe("running");
+
+    await produce(topic, 60, 100);
+    await within(60_000, "reading the records produced after the restart", q.processAllAvailable());
+    expect(q.exception).toBeNull();
+    expect(sink.rows()).toEqual(records(0, 100));
+    const attempts = lookupAttempts(topic);
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    expect(attempts.every((a) => a.endsWith(" of 31"))).toBe(true);
+    await q.stop();
+    expect(sink.rows()).toEqual(await uninterruptedRun(session, topic));
+  });
+
+  it("between batches, with a budget shorter than the outage: the query fails naming the broker; restarted on its checkpoint it loses nothing", async () => {
+    const topic = await topicWith("faults-kill-fail", 60);
+    const sink = batchSink();
+    const q = startQuery(session, topic, dir.path("checkpoint"), sink);
+    await q.processAllAvailable();
+    const batchesBefore = sink.byBatch.size;
+
+    const pid = await kafkaBroker.kill();
+    const killedAt = performance.now();
+    const failure = await within(20_000, "the query's failure", q.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    // fetchOffset.numRetries 2: three attempts, 500 ms apart, each refused at once.
+    expect(failure?.message).toMatch(
+      new RegExp(`cannot (list the partitions of topic\\(s\\) |get the latest offsets of )${escape(topic)} from Kafka at ${escape(broker())} after 3 attempt\\(s\\) 500 ms apart: .*ECONNREFUSED`),
+    );
+    expect(failure?.message).toContain("raise the source options fetchOffset.numRetries (2) or fetchOffset.retryIntervalMs (500)");
+    expect(lookupAttempts(topic)).toEqual(["1 of 3", "2 of 3"]);
+    expect(processState(pid)).toBe("gone");
+
+    await sleep(OUTAGE_MS - (performance.now() - killedAt));
+    await kafkaBroker.start();
+    await produce(topic, 60, 100);
+    const again = startQuery(session, topic, dir.path("checkpoint"), sink);
+    await within(60_000, "the restarted query", again.processAllAvailable());
+    await again.stop();
+    // It went on from the batch after the last one committed: no batch id was written twice.
+    expect(Math.min(...[...sink.byBatch.keys()].slice(batchesBefore))).toBe(batchesBefore);
+    expect(sink.rows()).toEqual(records(0, 100));
+    expect(sink.rows()).toEqual(await uninterruptedRun(session, topic));
+  });
+
+  it("while a planned batch is fetched: the tasks fail naming the broker after their attempts; once it is back the batch runs again with the same offsets", async () => {
+    const topic = await topicWith("faults-kill-fetch", 60);
+    const output = await createTopic("faults-kill-fetch-out", 1);
+    topics.push(output);
+    // A foreachBatch that also writes each batch to another topic of the same broker. In batch 1 the broker
+    // is killed under it: its write fails, so batch 1 stays planned in the offsets log but uncommitted.
+    const producer = kafkaClient("sluice-faults-sink", { retry: { retries: 0 }, requestTimeout: 1_000 }).producer();
+    await producer.connect();
+    let pid = 0;
+    let firstTry: Row[] = [];
+    const sink = batchSink(async (batchId, rows) => {
+      if (batchId === 1 && pid === 0) {
+        firstTry = rows;
+        pid = await kafkaBroker.kill();
+      }
+      await producer.send({ topic: output, messages: rows.map((r) => ({ value: r.value })) });
+    });
+    const q = startQuery(session, topic, dir.path("checkpoint"), sink);
+    const sinkFailure = await within(30_000, "the sink's failure", q.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    expect(sinkFailure?.message).toMatch(/terminated with exception: .*(ECONNREFUSED|Closed connection|not connected)/i);
+    expect(processState(pid)).toBe("gone");
+    expect(firstTry).toEqual(records(0, 60).filter((r) => r.offset >= 10 && r.offset < 20));
+
+    // Restarted while the broker is down, the query re-runs batch 1 from the offsets log: no lookup comes
+    // first, so the workers' fetches meet the dead broker. The pool tries each task 4 times, then gives up.
+    const started = performance.now();
+    const rerun = startQuery(session, topic, dir.path("checkpoint"), sink);
+    const fetchFailure = await within(60_000, "the fetch failure", rerun.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    expect(fetchFailure?.message).toMatch(new RegExp(`Kafka (fetch of|connection to read) ${escape(topic)}-[01] .*from broker ${escape(broker())} failed: `));
+    expect(performance.now() - started).toBeLessThan(45_000);
+    expect(lookupAttempts(topic)).toEqual([]);
+    expect(sink.byBatch.has(1)).toBe(false);
+
+    await kafkaBroker.start();
+    await producer.disconnect().catch(() => undefined);
+    await producer.connect();
+    const recovered = startQuery(session, topic, dir.path("checkpoint"), sink);
+    await within(60_000, "the recovered query", recovered.processAllAvailable());
+    await recovered.stop();
+    await producer.disconnect();
+    // Batch 1 ran again with exactly the offsets it was planned with.
+    expect(sink.byBatch.get(1)).toEqual(firstTry);
+    expect(sink.rows()).toEqual(records(0, 60));
+    expect(sink.rows()).toEqual(await uninterruptedRun(session, topic));
+  });
+});
+
+describe("Kafka source: broker frozen (SIGSTOP)", () => {
+  it("between batches: each lookup attempt expires after kafka.default.api.timeout.ms, and the query fails naming the broker; thawed and restarted, it loses nothing", async () => {
+    const topic = await topicWith("faults-freeze-lookup", 40);
+    let pid = 0;
+    const sink = batchSink(async (batchId) => {
+      if (batchId === 1) pid = await kafkaBroker.freeze();
+    });
+    const q = startQuery(session, topic, dir.path("checkpoint"), sink);
+    const started = performance.now();
+    const failure = await within(30_000, "the query's failure", q.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    const elapsed = performance.now() - started;
+    expect(processState(pid)).toBe("frozen");
+    expect(failure?.message).toMatch(
+      new RegExp(
+        `cannot (list the partitions of topic\\(s\\) |get the latest offsets of )${escape(topic)} from Kafka at ${escape(broker())} after 3 attempt\\(s\\) 500 ms apart: ` +
+          "no answer within 3000 ms \\(kafka\\.default\\.api\\.timeout\\.ms\\)\\.",
+      ),
+    );
+    expect(lookupAttempts(topic)).toEqual(["1 of 3", "2 of 3"]);
+    // Three attempts of 3 s and two waits of 500 ms, after the two batches before the freeze.
+    expect(elapsed).toBeGreaterThanOrEqual(3 * 3_000 + 2 * 500);
+    expect(elapsed).toBeLessThan(25_000);
+    expect([...sink.byBatch.keys()]).toEqual([0, 1]);
+
+    await kafkaBroker.thaw();
+    expect(processState(pid)).toBe("running");
+    const again = startQuery(session, topic, dir.path("checkpoint"), sink);
+    await within(60_000, "the restarted query", again.processAllAvailable());
+    await again.stop();
+    expect(sink.rows()).toEqual(records(0, 40));
+    expect(sink.rows()).toEqual(await uninterruptedRun(session, topic));
+  });
+
+  it("while a planned batch is fetched: each fetch expires after kafkaConsumer.pollTimeoutMs, the tasks fail naming the broker; thawed, the batch runs again", async () => {
+    const topic = await topicWith("faults-freeze-fetch", 60);
+    const output = await createTopic("faults-freeze-fetch-out", 1);
+    topics.push(output);
+    // As with the kill: the foreachBatch's own write to the frozen broker times out, so batch 1 stays
+    // planned but uncommitted, and the restarted query's first contact with the broker is a fetch.
+    const producer = kafkaClient("sluice-faults-sink", { retry: { retries: 0 }, requestTimeout: 1_000 }).producer();
+    await producer.connect();
+    let pid = 0;
+    const sink = batchSink(async (batchId, rows) => {
+      if (batchId === 1 && pid === 0) pid = await kafkaBroker.freeze();
+      await producer.send({ topic: output, messages: rows.map((r) => ({ value: r.value })) });
+    });
+    const q = startQuery(session, topic, dir.path("checkpoint"), sink);
+    const sinkFailure = await within(30_000, "the sink's failure", q.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    expect(sinkFailure?.message).toMatch(/terminated with exception: .*timed out/i);
+    expect(processState(pid)).toBe("frozen");
+
+    const started = performance.now();
+    const rerun = startQuery(session, topic, dir.path("checkpoint"), sink);
+    const fetchFailure = await within(60_000, "the fetch failure", rerun.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    const elapsed = performance.now() - started;
+    expect(fetchFailure?.message).toMatch(
+      new RegExp(`Kafka (fetch of ${escape(topic)}-[01] at offset 10|connection to read ${escape(topic)}-[01]) from broker ${escape(broker())} failed: no answer within 3000 ms \\(kafkaConsumer\\.pollTimeoutMs\\)`),
+    );
+    // Four attempts of 3 s (maxTaskAttempts) and the pool's waits of 0.1, 0.2 and 0.4 s between them.
+    expect(elapsed).toBeGreaterThanOrEqual(4 * 3_000 + 700);
+    expect(elapsed).toBeLessThan(45_000);
+    expect(processState(pid)).toBe("frozen");
+
+    await kafkaBroker.thaw();
+    await producer.disconnect().catch(() => undefined);
+    await producer.connect();
+    const recovered = startQuery(session, topic, dir.path("checkpoint"), sink);
+    await within(60_000, "the recovered query", recovered.processAllAvailable());
+    await recovered.stop();
+    await producer.disconnect();
+    expect(sink.rows()).toEqual(records(0, 60));
+    expect(sink.rows()).toEqual(await uninterruptedRun(session, topic));
+  });
+});
+
+describe("Kafka source: broker gone for good", () => {
+  it("a running query and a new read each fail within their budget, naming the broker", async () => {
+    const topic = await topicWith("faults-gone", 20);
+    const sink = batchSink();
+    const q = startQuery(session, topic, dir.path("checkpoint"), sink);
+    await q.processAllAvailable();
+    const pid = await kafkaBroker.kill();
+    expect(processState(pid)).toBe("gone");
+
+    const started = performance.now();
+    const failure = await within(20_000, "the query's failure", q.awaitTermination().then(() => null, (e: unknown) => e as Error));
+    expect(failure?.message).toMatch(new RegExp(`from Kafka at ${escape(broker())} after 3 attempt\\(s\\) 500 ms apart: .*ECONNREFUSED`));
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(sink.rows()).toEqual(records(0, 20));
+
+    const read = session.read.format("kafka").option("kafka.bootstrap.servers", broker()).option("subscribe", topic).options(BOUNDS).load().collect();
+    await expect(within(20_000, "the static read's failure", read)).rejects.toThrow(
+      new RegExp(`cannot list the partitions of topic\\(s\\) ${escape(topic)} from Kafka at ${escape(broker())} after 3 attempt\\(s\\) 500 ms apart: cannot connect to Kafka at ${escape(broker())}`),
+    );
+    expect(processState(pid)).toBe("gone");
+  });
+});
