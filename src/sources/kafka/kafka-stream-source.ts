@@ -37,7 +37,7 @@ export class KafkaStreamSource implements StreamSource {
     this.metadata = new KafkaMetadata(connectionOf(options), lookupPolicyOf(options));
     this.strategy = strategyOf(options);
     this.initialLog = new BatchLog(path.join(sourceDir, "initial"));
-    this.group = options.commitOffsetsToGroup ? new GroupCommitter(connectionOf(options), options.commitOffsetsToGroup) : null;
+    this.group = options.commitOffsetsToGroup ? new GroupCommitter(connectionOf(options), options.commitOffsetsToGroup, options["kafka.default.api.timeout.ms"]) : null;
     this.lastTriggerMs = now();
   }
 
