@@ -35,10 +35,10 @@ import { defaultTaskModuleUrl, moduleHref, workerEntryUrl, workerExecArgv } from
  * the task is retried like any failure, its error a TaskTimeoutError that names the split and the
  * option. The clock starts when the worker begins the task: not while it waits in the queue, nor
  * while a new worker is still starting (a start-up that never ends is bounded separately, by the
- * longer of the timeout and a minute). 5 min is
- * far above what a task needs (tasks are sized to milliseconds or seconds of work) and above the
- * Kafka source's own fetch timeout (kafkaConsumer.pollTimeoutMs, 2 min), so a stalled fetch reports
- * its more precise error first. 0 turns the timeout off.
+ * longer of the timeout and a minute). 5 min is far above what a task needs (tasks are sized to
+ * milliseconds or seconds of work) and above the Kafka source's own fetch timeout
+ * (kafkaConsumer.pollTimeoutMs, 2 min), so a stalled fetch reports its more precise error first.
+ * 0 turns the timeout off (so does Infinity, or anything beyond what a timer can wait: 24.8 days).
  *
  * Inline (`workers: 0`) the driver's own thread runs the task, so nothing can preempt a task that
  * never yields: a synchronous hang there hangs the caller. A task that hangs awaiting something is
@@ -70,6 +70,9 @@ export type TaskError = Error & { readonly attempts: number };
  */
 const WORKER_START_TIMEOUT_MS = 60_000;
 
+/** setTimeout's longest wait (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const TASK_POOL_DEFAULTS = {
   maxTaskAttempts: 4,
   taskTimeoutMs: 5 * 60_000,
@@ -83,7 +86,7 @@ interface Routing {
   readonly tried: Set<number>;
   /** The worker the current attempt was handed to; null while it waits in the queue. */
   worker: number | null;
-  /** Called when a worker takes the current attempt: its timeout starts then. */
+  /** Called when a worker takes the current attempt: the bound on its start-up starts then. */
   onDispatch: (() => void) | null;
 }
 
@@ -116,16 +119,16 @@ export class TaskPool {
     if (!Number.isInteger(workers) || workers < 0) throw new OptionError(`workers must be a whole number >= 0 (0 runs tasks on the driver), got ${workers}`);
     if (!Number.isInteger(maxTaskAttempts) || maxTaskAttempts < 1) throw new OptionError(`maxTaskAttempts must be a whole number >= 1, got ${maxTaskAttempts}`);
     if (!(taskTimeoutMs >= 0)) throw new OptionError(`taskTimeout must be 0 (no timeout) or a positive number of milliseconds, got ${taskTimeoutMs}`);
-    if (!(taskRetryBackoffMs >= 0) || !Number.isFinite(taskRetryBackoffMs)) {
+    if (!(taskRetryBackoffMs >= 0) || !(taskRetryBackoffMs <= MAX_TIMER_MS)) {
       throw new OptionError(`taskRetryBackoff must be a finite number of milliseconds >= 0, got ${taskRetryBackoffMs}`);
     }
-    if (!(taskRetryMaxBackoffMs >= taskRetryBackoffMs) || !Number.isFinite(taskRetryMaxBackoffMs)) {
+    if (!(taskRetryMaxBackoffMs >= taskRetryBackoffMs) || !(taskRetryMaxBackoffMs <= MAX_TIMER_MS)) {
       throw new OptionError(`taskRetryMaxBackoff must be a finite number of milliseconds >= taskRetryBackoff (${taskRetryBackoffMs}), got ${taskRetryMaxBackoffMs}`);
     }
     this.size = workers;
     this.maxTaskAttempts = maxTaskAttempts;
-    // Infinity means no limit too; setTimeout cannot wait that long, so it is stored as 0.
-    this.taskTimeoutMs = Number.isFinite(taskTimeoutMs) ? taskTimeoutMs : 0;
+    // Infinity means no limit too, as does a wait longer than a timer can count: stored as 0.
+    this.taskTimeoutMs = taskTimeoutMs <= MAX_TIMER_MS ? taskTimeoutMs : 0;
     this.taskRetryBackoffMs = taskRetryBackoffMs;
     this.taskRetryMaxBackoffMs = taskRetryMaxBackoffMs;
     this.taskModule = moduleHref(options.taskModule ?? defaultTaskModuleUrl());
