@@ -56,7 +56,8 @@ export const kafkaSourceSchema = z
     /**
      * Retries of a failed offset or metadata lookup before the query fails, and the wait before
      * each (Spark's fetchOffset.numRetries, 3, and fetchOffset.retryIntervalMs, 1000). Sluice
-     * counts retries as the name says: 3 means 4 attempts (Spark's own loop makes 3 in all).
+     * counts retries as the name says: 3 means 4 attempts (Spark's own loop makes 3 in all). The
+     * same budget re-asks for partitions that seem gone or behind before a batch reports data loss.
      */
     "fetchOffset.numRetries": nonNegativeInt("fetchOffset.numRetries").default(3),
     "fetchOffset.retryIntervalMs": nonNegativeInt("fetchOffset.retryIntervalMs").default(1_000),
