@@ -75,8 +75,8 @@ const LEADERS_TIMEOUT_MS = 30_000;
  * has a leader, and returns its name.
  *
  * The wait is Sluice's own, not kafkajs's `waitForLeaders`, which gives up on the first answer other than
- * "leader not available": a broker that has just restarted, or was fenced after a stall, can say for a
- * moment that it does not know a topic it has just created.
+ * "leader not available" (a broker that has just restarted, or was fenced after a stall, can say for a
+ * moment that it does not know a topic it has just created) and ends as soon as metadata names leaders.
  */
 export async function createTopic(
   base: string,
@@ -99,9 +99,12 @@ export async function createTopic(
     if (!created) throw new Error(`topic ${topic} already exists`);
     const deadline = Date.now() + LEADERS_TIMEOUT_MS;
     for (;;) {
+      // Metadata can name a leader a moment before that broker serves the partition: it is ready once
+      // ListOffsets, which only the leader answers, succeeds for every partition too.
       const led = await admin
         .fetchTopicMetadata({ topics: [topic] })
         .then(({ topics: [t] }) => t !== undefined && t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0))
+        .then(async (ok) => ok && (await admin.fetchTopicOffsets(topic)).length === partitions)
         .catch(() => false);
       if (led) return;
       if (Date.now() > deadline) throw new Error(`topic ${topic}: not every partition had a leader within ${LEADERS_TIMEOUT_MS} ms`);
