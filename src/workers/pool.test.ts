@@ -229,9 +229,10 @@ describe("TaskPool backoff", () => {
     expect(Atomics.load(log, 0)).toBe(4);
     const gaps = [times[2]! - times[1]!, times[3]! - times[2]!, times[4]! - times[3]!];
     // Timers never fire early; a loaded machine makes them late, so only the lower bound is tight.
+    // (The upper one only rules out a wait of another order, such as a worker restart.)
     [100, 200, 400].forEach((wait, i) => {
       expect(gaps[i]).toBeGreaterThanOrEqual(wait - 1);
-      expect(gaps[i]).toBeLessThan(wait + 500);
+      expect(gaps[i]).toBeLessThan(wait + 2_000);
     });
   });
 
@@ -245,7 +246,7 @@ describe("TaskPool backoff", () => {
     const gaps = [1, 2, 3, 4].map((n) => times[n + 1]! - times[n]!);
     [60, 120, 150, 150].forEach((wait, i) => {
       expect(gaps[i]).toBeGreaterThanOrEqual(wait - 1);
-      expect(gaps[i]).toBeLessThan(wait + 500);
+      expect(gaps[i]).toBeLessThan(wait + 2_000);
     });
   });
 
@@ -260,7 +261,8 @@ describe("TaskPool backoff", () => {
     expect(error.message).toBe("attempt 1 failed");
     expect(error.attempts).toBe(1);
     expect(Atomics.load(log, 0)).toBe(1);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Well before the 5 s wait would have ended.
+    expect(performance.now() - started).toBeLessThan(3_000);
   });
 });
 
@@ -275,9 +277,10 @@ describe("TaskPool timeouts", () => {
     const threads = attemptThreads(log);
     expect(threads).toHaveLength(2);
     expect(threads[1]).not.toBe(threads[0]);
-    // 400 ms timeout + 100 ms backoff; the retry ran on the other worker, which was up already.
+    // 400 ms timeout + 100 ms backoff; the retry ran on the other worker, which was up already (the
+    // upper bound leaves room for a machine running many times more threads than it has cores).
     expect(elapsed).toBeGreaterThanOrEqual(500 - 5);
-    expect(elapsed).toBeLessThan(2_500);
+    expect(elapsed).toBeLessThan(10_000);
   });
 
   it("replaces the terminated worker: the pool keeps its size and runs tasks on the new thread", async () => {
