@@ -1,8 +1,11 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: `unit` (everything but Kafka, no Java needed) and `kafka` (files named *.kafka.test.ts, run
-// against a real broker that src/testing/kafka-global-setup.ts starts only when such files are in the run).
-// `npm test` runs both, unit first; `npx vitest run --project unit` or `--project kafka` runs one.
+// Three projects: `unit` (everything but Kafka, no Java needed), `kafka` (files named *.kafka.test.ts, run
+// against a real broker that src/testing/kafka-global-setup.ts starts only when such files are in the run) and
+// `faults` (files named *.faults.test.ts: they kill, freeze and restart that broker, so they run one at a time,
+// after every other file: sequence.groupOrder runs the groups 0, 1, 2 one after the other).
+// `npm test` runs unit then kafka; `npm run test:faults` runs the faults (a few minutes);
+// `npx vitest run --project <name>` runs one project, `npx vitest run` all three.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -19,7 +22,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "bench/**/*.test.ts"],
-          exclude: ["src/**/*.kafka.test.ts"],
+          exclude: ["src/**/*.kafka.test.ts", "src/**/*.faults.test.ts"],
           typecheck: {
             enabled: true,
             include: ["src/**/*.test-d.ts"],
@@ -33,12 +36,27 @@ export default defineConfig({
         test: {
           name: "kafka",
           include: ["src/**/*.kafka.test.ts"],
+          exclude: ["src/**/*.faults.test.ts"],
           globalSetup: ["src/testing/kafka-global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One broker: files run one at a time, after the unit tests.
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "faults",
+          include: ["src/**/*.faults.test.ts"],
+          globalSetup: ["src/testing/kafka-global-setup.ts"],
+          // A test waits for a broker to restart (10-20 s here) and for bounded failures of several seconds.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          // They stop the broker every other Kafka test uses: one file at a time, after everything else.
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

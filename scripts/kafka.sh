@@ -7,8 +7,16 @@
 #   scripts/kafka.sh start          fetch if needed, format the log dir if absent, start, wait until it answers
 #   scripts/kafka.sh stop [--wipe]  stop it (SIGTERM, then SIGKILL after KAFKA_STOP_TIMEOUT s); --wipe deletes its data
 #   scripts/kafka.sh status         exit 0 when the broker runs and answers a metadata request
+#   scripts/kafka.sh pid            print the broker's pid (exit 1 when it does not run)
 #   scripts/kafka.sh logs [-f] [N]  the last N lines of the broker's log (default 100), -f to follow
 #   scripts/kafka.sh bootstrap      print the broker's address (host:port)
+#
+# Faults, for tests of what clients do when the broker fails (each prints the pid it signalled):
+#   scripts/kafka.sh kill           SIGKILL: the broker dies at once, without any cleanup; its data stays,
+#                                   so `start` brings it back with every topic (after log recovery)
+#   scripts/kafka.sh freeze         SIGSTOP: the process stays, its sockets stay open, nothing answers
+#   scripts/kafka.sh thaw           SIGCONT: a frozen broker carries on where it stopped
+# `stop` thaws a frozen broker first, so that it can act on SIGTERM.
 #
 # Environment: KAFKA_PORT (default 19092; the controller listens on KAFKA_PORT+1 unless
 # KAFKA_CONTROLLER_PORT is set), KAFKA_VERSION (overrides the pom's kafka.version), KAFKA_HEAP_OPTS
@@ -125,6 +133,15 @@ is_broker() {
     tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'kafka\.Kafka'
   else
     ps -p "$pid" -o stat=,args= | grep -v '^ *Z' | grep -q 'kafka\.Kafka'
+  fi
+}
+
+# True when pid is stopped by a signal (state T), as `freeze` leaves it.
+is_frozen() {
+  if [ -r "/proc/$1/stat" ]; then
+    [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" = T ]
+  else
+    ps -p "$1" -o stat= | grep -q '^ *T'
   fi
 }
 
@@ -289,6 +306,8 @@ cmd_stop() {
   else
     start=$(now_ms)
     kill -TERM "$pid" 2>/dev/null || true
+    # A stopped (frozen) process keeps SIGTERM pending until it runs again.
+    kill -CONT "$pid" 2>/dev/null || true
     local deadline=$((start + ${KAFKA_STOP_TIMEOUT:-30} * 1000))
     while is_broker "$pid" && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.1; done
     if is_broker "$pid"; then
@@ -313,6 +332,10 @@ cmd_status() {
     return 1
   fi
   address=$(running_address)
+  if is_frozen "$pid"; then
+    log "pid $pid is frozen (SIGSTOP); scripts/kafka.sh thaw resumes it"
+    return 1
+  fi
   if info=$(probe "$address" 2>&1); then
     log "Kafka $(cat "$VERSION_FILE" 2>/dev/null) running at $address (pid $pid), $info"
   else
@@ -334,6 +357,33 @@ cmd_logs() {
   if $follow; then exec tail -n "$lines" -f "$LOG_FILE"; else tail -n "$lines" "$LOG_FILE"; fi
 }
 
+cmd_pid() {
+  local pid
+  pid=$(broker_pid)
+  [ -n "$pid" ] || die "not running"
+  echo "$pid"
+}
+
+# Sends signal $1 to the running broker and prints its pid; $2 says what it did, for the log line.
+signal_broker() {
+  local pid
+  pid=$(broker_pid)
+  [ -n "$pid" ] || die "not running: nothing to $3"
+  kill "-$1" "$pid"
+  log "$2 pid $pid (SIG$1)" >&2
+  echo "$pid"
+}
+
+cmd_kill() {
+  with_lock
+  local pid
+  pid=$(signal_broker KILL "killed" kill)
+  # Wait until the process is gone, so that a `start` right after it finds the ports free.
+  while is_broker "$pid"; do sleep 0.05; done
+  rm -f "$PID_FILE"
+  echo "$pid"
+}
+
 cmd_bootstrap() {
   if [ -n "$(broker_pid)" ]; then running_address; else echo "$HOST:$PORT"; fi
 }
@@ -343,6 +393,10 @@ case ${1:-} in
   start) cmd_start ;;
   stop) shift; cmd_stop "$@" ;;
   status) cmd_status ;;
+  pid) cmd_pid ;;
+  kill) cmd_kill ;;
+  freeze) signal_broker STOP "froze" freeze ;;
+  thaw) signal_broker CONT "thawed" thaw ;;
   logs) shift; cmd_logs "$@" ;;
   bootstrap) cmd_bootstrap ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;

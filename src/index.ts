@@ -70,6 +70,7 @@ export {
   MalformedRecordError,
   CheckpointError,
   StreamingQueryException,
+  TaskTimeoutError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export type { ColType, DType, Field, Fields, RowOf, SchemaShape, WindowValue } from "./types/dtype.js";

@@ -19,7 +19,7 @@ import { closeSourceConnections } from "../sources/source-runtimes.js";
 import { MemorySink } from "../sinks/memory-sink.js";
 import { MemoryStreamData } from "../sources/memory/memory-stream.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
-import { TaskPool } from "../workers/pool.js";
+import { TaskPool, type TaskPoolOptions } from "../workers/pool.js";
 import { DataFrame } from "./data-frame.js";
 import { MemoryStream } from "./memory-stream.js";
 import { DataFrameReader, DataStreamReader, type SchemaOfArrow } from "./readers.js";
@@ -38,7 +38,7 @@ import type { SessionInternals } from "./session-internals.js";
 export class Session implements SessionInternals {
   readonly streams = new StreamingQueryManager();
   private readonly workers: number;
-  private readonly maxTaskAttempts: number | undefined;
+  private readonly poolOptions: Omit<TaskPoolOptions, "workers">;
   private readonly retention: RetentionSettings;
   private readonly checkpointRoot: string | null;
   private readonly stopTimeoutMs: number;
@@ -51,7 +51,12 @@ export class Session implements SessionInternals {
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
     this.workers = o.workers ?? os.availableParallelism();
-    this.maxTaskAttempts = o.maxTaskAttempts;
+    this.poolOptions = {
+      maxTaskAttempts: o.maxTaskAttempts,
+      taskTimeoutMs: o.taskTimeout,
+      taskRetryBackoffMs: o.taskRetryBackoff,
+      taskRetryMaxBackoffMs: o.taskRetryMaxBackoff,
+    };
     this.retention = { minBatchesToRetain: o.minBatchesToRetain, minDeltasForSnapshot: o.minDeltasForSnapshot };
     this.checkpointRoot = o.checkpointLocation ?? null;
     this.stopTimeoutMs = o.stopTimeout;
@@ -64,7 +69,7 @@ export class Session implements SessionInternals {
 
   /** @internal */
   get pool(): TaskPool {
-    this.poolInstance ??= new TaskPool({ workers: this.workers, maxTaskAttempts: this.maxTaskAttempts });
+    this.poolInstance ??= new TaskPool({ workers: this.workers, ...this.poolOptions });
     return this.poolInstance;
   }
 

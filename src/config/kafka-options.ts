@@ -11,6 +11,7 @@ import { badRecordOptions } from "./options.js";
 const bool = (name: string) =>
   z.union([z.boolean(), z.enum(["true", "false"]).transform((s) => s === "true")], { error: `${name} must be true or false` });
 const positiveLong = (name: string) => z.coerce.number().int(`${name} must be a whole number`).positive(`${name} must be greater than 0`);
+const nonNegativeInt = (name: string) => z.coerce.number().int(`${name} must be a whole number`).nonnegative(`${name} must be 0 or more`);
 
 export const kafkaSourceSchema = z
   .object({
@@ -38,8 +39,28 @@ export const kafkaSourceSchema = z
       .enum(["read_uncommitted", "read_committed"], { error: "kafka.isolation.level must be read_uncommitted or read_committed" })
       .default("read_uncommitted"),
     "kafka.client.id": z.string().min(1).default("sluice"),
+    /** Longest wait for the answer to one request to a broker (the Java client's request.timeout.ms). */
     "kafka.request.timeout.ms": positiveLong("kafka.request.timeout.ms").default(30_000),
+    /**
+     * Longest wait for one offset or metadata lookup of the driver, connecting and the client's own
+     * retries included (the Java client's default.api.timeout.ms, 60 s); then it is retried.
+     */
+    "kafka.default.api.timeout.ms": positiveLong("kafka.default.api.timeout.ms").default(60_000),
     "kafka.connection.timeout.ms": positiveLong("kafka.connection.timeout.ms").default(10_000),
+    /**
+     * Longest wait for one fetch in a task (Spark's kafkaConsumer.pollTimeoutMs; its default is
+     * spark.network.timeout, 120 s). A fetch that takes longer fails the task, which the worker
+     * pool retries (Session option maxTaskAttempts).
+     */
+    "kafkaConsumer.pollTimeoutMs": positiveLong("kafkaConsumer.pollTimeoutMs").default(120_000),
+    /**
+     * Retries of a failed offset or metadata lookup before the query fails, and the wait before
+     * each (Spark's fetchOffset.numRetries, 3, and fetchOffset.retryIntervalMs, 1000). Sluice
+     * counts retries as the name says: 3 means 4 attempts (Spark's own loop makes 3 in all). The
+     * same budget re-asks for partitions that seem gone or behind before a batch reports data loss.
+     */
+    "fetchOffset.numRetries": nonNegativeInt("fetchOffset.numRetries").default(3),
+    "fetchOffset.retryIntervalMs": nonNegativeInt("fetchOffset.retryIntervalMs").default(1_000),
     /** Largest fetch response per partition, in bytes (the Kafka consumer's max.partition.fetch.bytes). */
     "kafka.max.partition.fetch.bytes": positiveLong("kafka.max.partition.fetch.bytes").default(8 * 1024 * 1024),
     /** With a schema: what to do with values that are not valid JSON for it (as the JSON source). */

@@ -34,7 +34,7 @@ export const sessionOptionsSchema = z
      * spark.sql.streaming.stopTimeout, which waits forever by default; Sluice's stop() is bounded).
      */
     stopTimeout: duration("stopTimeout").default(30_000),
-    /** Attempts per task before the batch fails (Spark's spark.task.maxFailures). */
+    /** Attempts per task before the batch fails (Spark's spark.task.maxFailures). Default 4. */
     maxTaskAttempts: z.number().int().min(1, "maxTaskAttempts must be at least 1").optional(),
     /**
      * Batches whose logs and state stay recoverable (Spark's spark.sql.streaming.minBatchesToRetain);
@@ -47,8 +47,23 @@ export const sessionOptionsSchema = z
       .default(100),
     /** State versions between two state snapshots (Spark's spark.sql.streaming.stateStore.minDeltasForSnapshot). */
     minDeltasForSnapshot: z.number().int("minDeltasForSnapshot must be a whole number").min(1, "minDeltasForSnapshot must be at least 1").default(10),
+    /**
+     * How long one attempt of a task may run before it is abandoned (its worker thread terminated
+     * and replaced) and retried: "5 minutes" (the default), "90 seconds", or milliseconds; 0 turns
+     * the timeout off. With workers: 0 a task that never yields cannot be stopped: only tasks that
+     * hang while awaiting are bounded there.
+     */
+    taskTimeout: duration("taskTimeout").optional(),
+    /** Wait before a task's second attempt, doubled before each next one: default "100 ms". */
+    taskRetryBackoff: duration("taskRetryBackoff").optional(),
+    /** Longest wait between two attempts of a task: default "5 seconds". */
+    taskRetryMaxBackoff: duration("taskRetryMaxBackoff").optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.taskRetryBackoff === undefined || o.taskRetryMaxBackoff === undefined || o.taskRetryMaxBackoff >= o.taskRetryBackoff, {
+    message: "taskRetryMaxBackoff must be at least taskRetryBackoff",
+    path: ["taskRetryMaxBackoff"],
+  });
 export type SessionOptions = z.input<typeof sessionOptionsSchema>;
 
 export const rateOptionsSchema = z

@@ -52,6 +52,24 @@ export class InternalError extends SluiceError {
   override name = "InternalError";
 }
 
+/**
+ * A task attempt that ran longer than the Session option `taskTimeout`: its worker was terminated
+ * and the task retried; a batch fails with this error once every attempt timed out.
+ */
+export class TaskTimeoutError extends SluiceError {
+  override name = "TaskTimeoutError";
+  constructor(
+    readonly timeoutMs: number,
+    /** What the task was reading, e.g. "Kafka topic t partition 0 offsets [0, 500)". */
+    readonly split: string,
+  ) {
+    super(
+      `task timed out after ${timeoutMs} ms reading ${split}. ` +
+        `If the task only needs longer, raise the Session option taskTimeout (e.g. new Session({ taskTimeout: "15 minutes" }); 0 turns the timeout off)`,
+    );
+  }
+}
+
 /** Why a streaming query stopped with an error; `cause` holds the original error. */
 export class StreamingQueryException extends SluiceError {
   override name = "StreamingQueryException";

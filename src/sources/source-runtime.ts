@@ -29,6 +29,8 @@ export interface SourceRuntime<D extends SourceDesc, S extends InputSplit> {
   openStream(desc: D, ctx: StreamContext): StreamSource<any, S>;
   staticSplits(desc: D, ctx: StaticContext): Promise<readonly S[]>;
   readSplit(desc: D, split: S, metrics: TaskMetrics): Promise<Batch>;
+  /** What a split reads, in words, for errors that must say which input a failed task was given. */
+  describeSplit(split: S): string;
   /** Closes connections kept for this kind of source (a session's stop). */
   closeConnections?(): Promise<void>;
 }

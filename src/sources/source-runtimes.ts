@@ -43,6 +43,12 @@ export function readInputSplit(desc: SourceDesc, split: InputSplit, metrics: Tas
   return runtime.readSplit(desc, split, metrics);
 }
 
+/** What a task's split reads, in words (task errors name it). */
+export function describeInputSplit(desc: SourceDesc, split: InputSplit): string {
+  const runtime = runtimeOf(desc);
+  return split.kind === runtime.splitKind ? runtime.describeSplit(split) : `a ${split.kind} split of a ${desc.format} source`;
+}
+
 /** Closes the connections every kind of source keeps (a session's stop). */
 export async function closeSourceConnections(): Promise<void> {
   await Promise.all(Object.values(RUNTIMES).map((r) => r.closeConnections?.()));

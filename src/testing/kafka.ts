@@ -66,10 +66,17 @@ export function uniqueTopicName(base: string): string {
   return `sluice-${safe}-${process.pid}-${topicCount}-${randomBytes(3).toString("hex")}`;
 }
 
+/** How long `createTopic` waits for every partition of a new topic to have a leader. */
+const LEADERS_TIMEOUT_MS = 30_000;
+
 /**
  * Creates a topic with a unique name derived from `base` (see `uniqueTopicName`), `partitions` partitions,
  * one replica and the given topic configs (e.g. `{ "retention.ms": "1000" }`), waits until every partition
  * has a leader, and returns its name.
+ *
+ * The wait is Sluice's own, not kafkajs's `waitForLeaders`, which gives up on the first answer other than
+ * "leader not available" (a broker that has just restarted, or was fenced after a stall, can say for a
+ * moment that it does not know a topic it has just created) and ends as soon as metadata names leaders.
  */
 export async function createTopic(
   base: string,
@@ -79,7 +86,7 @@ export async function createTopic(
   const topic = uniqueTopicName(base);
   await withAdmin(async (admin) => {
     const created = await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: [
         {
           topic,
@@ -90,6 +97,19 @@ export async function createTopic(
       ],
     });
     if (!created) throw new Error(`topic ${topic} already exists`);
+    const deadline = Date.now() + LEADERS_TIMEOUT_MS;
+    for (;;) {
+      // Metadata can name a leader a moment before that broker serves the partition: it is ready once
+      // ListOffsets, which only the leader answers, succeeds for every partition too.
+      const led = await admin
+        .fetchTopicMetadata({ topics: [topic] })
+        .then(({ topics: [t] }) => t !== undefined && t.partitions.length === partitions && t.partitions.every((p) => p.leader >= 0))
+        .then(async (ok) => ok && (await admin.fetchTopicOffsets(topic)).length === partitions)
+        .catch(() => false);
+      if (led) return;
+      if (Date.now() > deadline) throw new Error(`topic ${topic}: not every partition had a leader within ${LEADERS_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
   return topic;
 }

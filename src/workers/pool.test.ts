@@ -1,14 +1,16 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { MalformedRecordError, OptionError, SluiceError } from "../errors/errors.js";
+import { MalformedRecordError, OptionError, SluiceError, TaskTimeoutError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
 import { TaskPool, type TaskError } from "./pool.js";
 import type { Task } from "./protocol.js";
 import type { EchoControl } from "./testing/echo-task.js";
 import type { FlakyControl } from "./testing/flaky-task.js";
+import type { HangControl } from "./testing/hang-task.js";
 import { rowsOf, sampleBatch } from "./testing/sample-batch.js";
 
 const echoModule = new URL("./testing/echo-task.ts", import.meta.url).href;
 const flakyModule = new URL("./testing/flaky-task.ts", import.meta.url).href;
+const hangModule = new URL("./testing/hang-task.ts", import.meta.url).href;
 
 const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
 const context = { batchId: 0, watermarkMs: null, batchTimestampMs: 0 };
@@ -21,6 +23,26 @@ function flakyTask(failures: number, how: FlakyControl["how"]): { task: Task; lo
   const log = new Int32Array(new SharedArrayBuffer(4 * 16));
   const flaky: FlakyControl = { log, failures, how };
   return { task: { ...echoTask(), staticTables: { flaky } }, log };
+}
+
+function hangTask(hangs: number, how: HangControl["how"]): { task: Task; log: Int32Array } {
+  const log = new Int32Array(new SharedArrayBuffer(4 * 16));
+  const hang: HangControl = { log, hangs, how };
+  return { task: { ...echoTask(), staticTables: { hang } }, log };
+}
+
+/**
+ * A pool whose workers have all started (tsx and module loading take a second or more each on a
+ * busy machine), for tests that time attempts. Echo tasks that wait for each other occupy every
+ * worker at once; the flaky and hang modules run a task without their control like the echo task.
+ */
+async function warmPool(options: ConstructorParameters<typeof TaskPool>[0]): Promise<TaskPool> {
+  const p = pool(options);
+  const threads = new Int32Array(new SharedArrayBuffer(4 * options.workers));
+  const meet = new Int32Array(new SharedArrayBuffer(4 * (options.workers + 1)));
+  await p.runAll(Array.from({ length: options.workers }, (_, index) => echoTask({ threads, index, meet, meetCount: options.workers })));
+  expect(Array.from(meet.subarray(1))).toEqual(Array.from({ length: options.workers }, () => 1));
+  return p;
 }
 
 /** Thread ids of attempts 1..n, from the flaky task's shared log. */
@@ -90,6 +112,11 @@ describe("TaskPool results", () => {
     expect(() => new TaskPool({ workers: -1 })).toThrow(OptionError);
     expect(() => new TaskPool({ workers: 1.5 })).toThrow(OptionError);
     expect(() => new TaskPool({ workers: 0, maxTaskAttempts: 0 })).toThrow(OptionError);
+    expect(() => new TaskPool({ workers: 0, taskTimeoutMs: -1 })).toThrow(/taskTimeout must be 0 \(no timeout\) or a positive number of milliseconds, got -1/);
+    expect(() => new TaskPool({ workers: 0, taskRetryBackoffMs: Number.NaN })).toThrow(/taskRetryBackoff must be a finite number/);
+    expect(() => new TaskPool({ workers: 0, taskRetryBackoffMs: 500, taskRetryMaxBackoffMs: 100 })).toThrow(
+      "taskRetryMaxBackoff must be a finite number of milliseconds >= taskRetryBackoff (500), got 100",
+    );
   });
 });
 
@@ -189,5 +216,147 @@ describe("TaskPool retries", () => {
     const p = pool({ workers: 1, taskModule: echoModule });
     await p.destroy();
     await expect(p.run(echoTask())).rejects.toThrow(/destroyed/);
+  });
+});
+
+describe("TaskPool backoff", () => {
+  it("waits 100, 200, 400 ms before attempts 2, 3 and 4 by default", async () => {
+    const p = pool({ workers: 0, taskModule: flakyModule });
+    const times = new Float64Array(new SharedArrayBuffer(8 * 16));
+    const { task, log } = flakyTask(3, "throw");
+    const result = await p.run({ ...task, staticTables: { flaky: { ...(task.staticTables["flaky"] as FlakyControl), times } } });
+    expect(result.batch.numRows).toBe(5);
+    expect(Atomics.load(log, 0)).toBe(4);
+    const gaps = [times[2]! - times[1]!, times[3]! - times[2]!, times[4]! - times[3]!];
+    // Timers never fire early; a loaded machine makes them late, so only the lower bound is tight.
+    // (The upper one only rules out a wait of another order, such as a worker restart.)
+    [100, 200, 400].forEach((wait, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(wait - 1);
+      expect(gaps[i]).toBeLessThan(wait + 2_000);
+    });
+  });
+
+  it("caps the doubling at taskRetryMaxBackoffMs, also between attempts on worker threads", async () => {
+    const p = await warmPool({ workers: 2, taskModule: flakyModule, maxTaskAttempts: 5, taskRetryBackoffMs: 60, taskRetryMaxBackoffMs: 150 });
+    expect([1, 2, 3, 4].map((n) => p.backoffMs(n))).toEqual([60, 120, 150, 150]);
+    const times = new Float64Array(new SharedArrayBuffer(8 * 16));
+    const { task, log } = flakyTask(4, "throw");
+    await p.run({ ...task, staticTables: { flaky: { ...(task.staticTables["flaky"] as FlakyControl), times } } });
+    expect(Atomics.load(log, 0)).toBe(5);
+    const gaps = [1, 2, 3, 4].map((n) => times[n + 1]! - times[n]!);
+    [60, 120, 150, 150].forEach((wait, i) => {
+      expect(gaps[i]).toBeGreaterThanOrEqual(wait - 1);
+      expect(gaps[i]).toBeLessThan(wait + 2_000);
+    });
+  });
+
+  it("ends a backoff wait at once when the pool is destroyed", async () => {
+    const p = pool({ workers: 0, taskModule: flakyModule, taskRetryBackoffMs: 5_000 });
+    const { task, log } = flakyTask(10, "throw");
+    const started = performance.now();
+    const failed = p.run(task).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 50));
+    await p.destroy();
+    const error = (await failed) as TaskError;
+    expect(error.message).toBe("attempt 1 failed");
+    expect(error.attempts).toBe(1);
+    expect(Atomics.load(log, 0)).toBe(1);
+    // Well before the 5 s wait would have ended.
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe("TaskPool timeouts", () => {
+  it("terminates a worker stuck in a loop that never yields, and retries the task on another worker", async () => {
+    const p = await warmPool({ workers: 2, taskModule: hangModule, taskTimeoutMs: 400 });
+    const { task, log } = hangTask(1, "spin");
+    const started = performance.now();
+    const result = await p.run(task);
+    const elapsed = performance.now() - started;
+    expect(rowsOf(result.batch)).toEqual(rowsOf(sampleBatch()));
+    const threads = attemptThreads(log);
+    expect(threads).toHaveLength(2);
+    expect(threads[1]).not.toBe(threads[0]);
+    // 400 ms timeout + 100 ms backoff; the retry ran on the other worker, which was up already (the
+    // upper bound leaves room for a machine running many times more threads than it has cores).
+    expect(elapsed).toBeGreaterThanOrEqual(500 - 5);
+    expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it("replaces the terminated worker: the pool keeps its size and runs tasks on the new thread", async () => {
+    const p = pool({ workers: 1, taskModule: hangModule, taskTimeoutMs: 300 });
+    const { task, log } = hangTask(1, "wait");
+    expect((await p.run(task)).batch.numRows).toBe(5);
+    const [hung, retried] = attemptThreads(log);
+    expect(retried).not.toBe(hung); // one worker: the retry ran on the thread that replaced it
+    const again = hangTask(0, "wait");
+    await p.run(again.task);
+    expect(attemptThreads(again.log)).toEqual([retried]);
+  });
+
+  it("fails with a TaskTimeoutError naming the split and the option once every attempt hung, in bounded time", async () => {
+    const p = await warmPool({ workers: 2, taskModule: hangModule, taskTimeoutMs: 300, maxTaskAttempts: 3 });
+    const { task, log } = hangTask(99, "spin");
+    const started = performance.now();
+    const error = (await p.run(task).catch((e: unknown) => e)) as TaskError & TaskTimeoutError;
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.message).toBe(
+      "task timed out after 300 ms reading an in-memory batch of 5 row(s). If the task only needs longer, raise the Session option taskTimeout " +
+        '(e.g. new Session({ taskTimeout: "15 minutes" }); 0 turns the timeout off)',
+    );
+    expect(error).toMatchObject({ timeoutMs: 300, split: "an in-memory batch of 5 row(s)", attempts: 3 });
+    expect(Atomics.load(log, 0)).toBe(3);
+    // 3 x 300 ms running and 100 + 200 ms backoff, plus one wait for a replaced worker to start
+    // (attempt 3 returns to the first worker's replacement), which the timeout does not count.
+    expect(elapsed).toBeGreaterThanOrEqual(3 * 300 + 300 - 5);
+    // The start-up of a thread, not the timeouts, is most of the time on a busy machine.
+    expect(elapsed).toBeLessThan(25_000);
+  }, 40_000);
+
+  it("counts the timeout from when the worker begins the task, not while it waits for the worker", async () => {
+    // A fresh pool: the first task waits for the worker to start (a second or more), the others
+    // queue behind it; each of 250 ms runs within the 400 ms it has.
+    const p = pool({ workers: 1, taskModule: echoModule, taskTimeoutMs: 400 });
+    const results = await p.runAll([echoTask({ sleepMs: 250 }), echoTask({ sleepMs: 250 }), echoTask({ sleepMs: 250 })]);
+    expect(results.map((r) => r.batch.numRows)).toEqual([5, 5, 5]);
+  });
+
+  it("runAll fails with the hung task's timeout and leaves the pool usable", async () => {
+    const p = pool({ workers: 2, taskModule: hangModule, taskTimeoutMs: 300, maxTaskAttempts: 2 });
+    const hung = hangTask(99, "wait");
+    const fine = () => hangTask(0, "wait").task;
+    const error = (await p.runAll([fine(), hung.task, fine()]).catch((e: unknown) => e)) as TaskError;
+    expect(error).toBeInstanceOf(TaskTimeoutError);
+    expect(error.attempts).toBe(2);
+    expect(await p.runAll([fine(), fine()])).toHaveLength(2);
+  });
+
+  it("with taskTimeoutMs 0, lets a task run as long as it takes", async () => {
+    const p = pool({ workers: 1, taskModule: echoModule, taskTimeoutMs: 0 });
+    expect(p.taskTimeoutMs).toBe(0);
+    expect((await p.run(echoTask({ sleepMs: 400 }))).batch.numRows).toBe(5);
+  });
+
+  describe("inline (workers: 0)", () => {
+    it("abandons an attempt that awaits forever and retries it", async () => {
+      const p = pool({ workers: 0, taskModule: hangModule, taskTimeoutMs: 200 });
+      const { task, log } = hangTask(2, "wait");
+      const started = performance.now();
+      expect((await p.run(task)).batch.numRows).toBe(5);
+      expect(Atomics.load(log, 0)).toBe(3);
+      // Two timeouts and the 100 + 200 ms waits before attempts 2 and 3.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(2 * 200 + 300 - 5);
+    });
+
+    it("fails with the TaskTimeoutError after the attempts when every one awaits forever", async () => {
+      const p = pool({ workers: 0, taskModule: hangModule, taskTimeoutMs: 150, maxTaskAttempts: 2 });
+      const { task, log } = hangTask(99, "wait");
+      const error = (await p.run(task).catch((e: unknown) => e)) as TaskError;
+      expect(error).toBeInstanceOf(TaskTimeoutError);
+      expect(error.message).toMatch(/^task timed out after 150 ms reading an in-memory batch of 5 row\(s\)\./);
+      expect(error.attempts).toBe(2);
+      expect(Atomics.load(log, 0)).toBe(2);
+    });
   });
 });

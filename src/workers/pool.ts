@@ -1,10 +1,11 @@
 import { setMaxListeners } from "node:events";
 import { Piscina } from "piscina";
-import { AnalysisError, MalformedRecordError, OptionError, SluiceError } from "../errors/errors.js";
+import { AnalysisError, MalformedRecordError, OptionError, SluiceError, TaskTimeoutError } from "../errors/errors.js";
+import { describeInputSplit } from "../sources/source-runtimes.js";
 import type { Task, TaskResult } from "./protocol.js";
 import { packTask, unpackResult, type PackedTask } from "./transfer.js";
 import { unpackError } from "./transfer-error.js";
-import { loadRunTask, type RunTask, type WorkerData, type WorkerReply, type WorkerRequest } from "./worker-entry.js";
+import { isTaskStarted, loadRunTask, type RunTask, type WorkerData, type WorkerReply, type WorkerRequest } from "./worker-entry.js";
 import { defaultTaskModuleUrl, moduleHref, workerEntryUrl, workerExecArgv } from "./worker-path.js";
 
 /**
@@ -20,6 +21,29 @@ import { defaultTaskModuleUrl, moduleHref, workerEntryUrl, workerExecArgv } from
  * MalformedRecordError (a FAILFAST read of a bad record), AnalysisError and OptionError come out
  * the same however often the same input is read, so retrying only delays the report by three
  * more reads of the same file.
+ *
+ * Backoff. Spark re-queues a failed task at once. Sluice waits `taskRetryBackoffMs` (100 ms)
+ * before the second attempt and doubles the wait before each next one, up to
+ * `taskRetryMaxBackoffMs` (5 s), as Kafka's clients do with retry.backoff.ms: most failures a retry
+ * can mend are a resource coming back (a broker restarting, a worker thread being replaced), and
+ * hammering it at once only spends the attempts. With the default four attempts the waits add
+ * 0.1 + 0.2 + 0.4 s to a task that fails for good. No jitter: a batch has a handful of tasks, not
+ * the thousands of clients a jitter spreads out, and fixed waits keep failures reproducible.
+ *
+ * Timeouts. An attempt that runs longer than `taskTimeoutMs` (5 min) is abandoned: its worker is
+ * terminated (Worker.terminate stops even a loop that never yields), piscina starts a new one, and
+ * the task is retried like any failure, its error a TaskTimeoutError that names the split and the
+ * option. The clock starts when the worker begins the task: not while it waits in the queue, nor
+ * while a new worker is still starting (a start-up that never ends is bounded separately, by the
+ * longer of the timeout and a minute). 5 min is far above what a task needs (tasks are sized to
+ * milliseconds or seconds of work) and above the Kafka source's own fetch timeout
+ * (kafkaConsumer.pollTimeoutMs, 2 min), so a stalled fetch reports its more precise error first.
+ * 0 turns the timeout off (so does Infinity, or anything beyond what a timer can wait: 24.8 days).
+ *
+ * Inline (`workers: 0`) the driver's own thread runs the task, so nothing can preempt a task that
+ * never yields: a synchronous hang there hangs the caller. A task that hangs awaiting something is
+ * bounded: the attempt is abandoned after the timeout (its promise is left to settle unobserved,
+ * as nothing can cancel it) and the task retried.
  */
 
 export interface TaskPoolOptions {
@@ -27,6 +51,12 @@ export interface TaskPoolOptions {
   readonly workers: number;
   /** Attempts per task, the first included; default 4. */
   readonly maxTaskAttempts?: number;
+  /** Milliseconds an attempt may run before it is abandoned and retried; 0 for no limit. Default 5 minutes. */
+  readonly taskTimeoutMs?: number;
+  /** Wait before the second attempt, doubled before each next one; default 100 ms. */
+  readonly taskRetryBackoffMs?: number;
+  /** Longest wait between two attempts; default 5 s. */
+  readonly taskRetryMaxBackoffMs?: number;
   /** File URL or absolute path of a module exporting `runTask`; default Sluice's own run-task module. */
   readonly taskModule?: string | URL;
 }
@@ -34,7 +64,21 @@ export interface TaskPoolOptions {
 /** The error a task fails with: its first attempt's error, plus how many attempts were made. */
 export type TaskError = Error & { readonly attempts: number };
 
-const DEFAULT_MAX_TASK_ATTEMPTS = 4;
+/**
+ * How long a worker may take to begin a task it was handed when the task timeout is shorter:
+ * workers start in well under a second from compiled code and in one to three under tsx.
+ */
+const WORKER_START_TIMEOUT_MS = 60_000;
+
+/** setTimeout's longest wait (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export const TASK_POOL_DEFAULTS = {
+  maxTaskAttempts: 4,
+  taskTimeoutMs: 5 * 60_000,
+  taskRetryBackoffMs: 100,
+  taskRetryMaxBackoffMs: 5_000,
+} as const;
 
 /** Where a task's attempts went, read and written by the load balancer (driver side only). */
 interface Routing {
@@ -42,6 +86,8 @@ interface Routing {
   readonly tried: Set<number>;
   /** The worker the current attempt was handed to; null while it waits in the queue. */
   worker: number | null;
+  /** Called when a worker takes the current attempt: the bound on its start-up starts then. */
+  onDispatch: (() => void) | null;
 }
 
 type LoadBalancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>["loadBalancer"]>;
@@ -50,17 +96,41 @@ export class TaskPool {
   /** Number of worker threads (0: inline). */
   readonly size: number;
   readonly maxTaskAttempts: number;
+  /** 0: no timeout. */
+  readonly taskTimeoutMs: number;
+  readonly taskRetryBackoffMs: number;
+  readonly taskRetryMaxBackoffMs: number;
   private readonly taskModule: string;
   private readonly threads: Piscina | null;
   private inlineRunTask: Promise<RunTask> | undefined;
   private destroyed = false;
+  /** Aborted by destroy(): ends backoff waits at once. */
+  private readonly closing = new AbortController();
+  private nextAttemptId = 0;
+  /** Attempts handed to a worker, by id: called when the worker reports that it began the task. */
+  private readonly attemptsStarted = new Map<number, () => void>();
 
   constructor(options: TaskPoolOptions) {
-    const { workers, maxTaskAttempts = DEFAULT_MAX_TASK_ATTEMPTS } = options;
+    const { workers } = options;
+    const maxTaskAttempts = options.maxTaskAttempts ?? TASK_POOL_DEFAULTS.maxTaskAttempts;
+    const taskTimeoutMs = options.taskTimeoutMs ?? TASK_POOL_DEFAULTS.taskTimeoutMs;
+    const taskRetryBackoffMs = options.taskRetryBackoffMs ?? TASK_POOL_DEFAULTS.taskRetryBackoffMs;
+    const taskRetryMaxBackoffMs = options.taskRetryMaxBackoffMs ?? Math.max(TASK_POOL_DEFAULTS.taskRetryMaxBackoffMs, taskRetryBackoffMs);
     if (!Number.isInteger(workers) || workers < 0) throw new OptionError(`workers must be a whole number >= 0 (0 runs tasks on the driver), got ${workers}`);
     if (!Number.isInteger(maxTaskAttempts) || maxTaskAttempts < 1) throw new OptionError(`maxTaskAttempts must be a whole number >= 1, got ${maxTaskAttempts}`);
+    if (!(taskTimeoutMs >= 0)) throw new OptionError(`taskTimeout must be 0 (no timeout) or a positive number of milliseconds, got ${taskTimeoutMs}`);
+    if (!(taskRetryBackoffMs >= 0) || !(taskRetryBackoffMs <= MAX_TIMER_MS)) {
+      throw new OptionError(`taskRetryBackoff must be a finite number of milliseconds >= 0, got ${taskRetryBackoffMs}`);
+    }
+    if (!(taskRetryMaxBackoffMs >= taskRetryBackoffMs) || !(taskRetryMaxBackoffMs <= MAX_TIMER_MS)) {
+      throw new OptionError(`taskRetryMaxBackoff must be a finite number of milliseconds >= taskRetryBackoff (${taskRetryBackoffMs}), got ${taskRetryMaxBackoffMs}`);
+    }
     this.size = workers;
     this.maxTaskAttempts = maxTaskAttempts;
+    // Infinity means no limit too, as does a wait longer than a timer can count: stored as 0.
+    this.taskTimeoutMs = taskTimeoutMs <= MAX_TIMER_MS ? taskTimeoutMs : 0;
+    this.taskRetryBackoffMs = taskRetryBackoffMs;
+    this.taskRetryMaxBackoffMs = taskRetryMaxBackoffMs;
     this.taskModule = moduleHref(options.taskModule ?? defaultTaskModuleUrl());
     this.threads = workers > 0 ? this.startThreads(workers) : null;
   }
@@ -88,6 +158,9 @@ export class TaskPool {
     // A worker that dies between tasks fails no task; piscina replaces it. Without a listener
     // the 'error' event would crash the driver.
     threads.on("error", () => {});
+    threads.on("message", (message: unknown) => {
+      if (isTaskStarted(message)) this.attemptsStarted.get(message.taskStarted)?.();
+    });
     return threads;
   }
 
@@ -129,7 +202,13 @@ export class TaskPool {
   async destroy(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
+    this.closing.abort();
     await this.threads?.destroy();
+  }
+
+  /** The wait before attempt `failed + 1`, after `failed` attempts failed. */
+  backoffMs(failed: number): number {
+    return Math.min(this.taskRetryBackoffMs * 2 ** (failed - 1), this.taskRetryMaxBackoffMs);
   }
 
   private async runWithRetries(task: Task, stop: () => boolean, cancel?: AbortSignal): Promise<TaskResult> {
@@ -142,6 +221,8 @@ export class TaskPool {
       } catch (error) {
         first ??= { error };
         if (attempts >= this.maxTaskAttempts || !isRetriable(error) || stop()) throw withAttempts(first.error, attempts);
+        await sleep(this.backoffMs(attempts), [this.closing.signal, cancel]);
+        if (stop()) throw withAttempts(first.error, attempts);
       }
     }
   }
@@ -152,7 +233,19 @@ export class TaskPool {
       throw error;
     });
     const runTask = await this.inlineRunTask;
-    return await runTask(task);
+    const run = Promise.resolve(runTask(task));
+    if (this.taskTimeoutMs === 0) return await run;
+    // The driver cannot stop its own code: the attempt is raced, and left behind when it loses.
+    run.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TaskTimeoutError(this.taskTimeoutMs, describeInputSplit(task.pipeline.source, task.split))), this.taskTimeoutMs);
+    });
+    try {
+      return await Promise.race([run, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** One attempt function per task: the task is packed once and every attempt reuses the message. */
@@ -160,23 +253,45 @@ export class TaskPool {
     // Shared, not transferred: the driver's batch stays usable (sources own it) and a retry
     // sends the same shared buffers again without copying.
     const { payload } = packTask(task, "share");
-    const routing: Routing = { tried: new Set(), worker: null };
+    const routing: Routing = { tried: new Set(), worker: null, onDispatch: null };
+    const timeoutMs = this.taskTimeoutMs;
     return async () => {
       routing.worker = null;
-      const request: WorkerRequest & { [queueOptions: symbol]: Routing } = { task: payload, [Piscina.queueOptionsSymbol]: routing };
-      // Cancelling drops the attempt only while it is queued: aborting a running task would
-      // terminate its worker.
-      const queued = new AbortController();
-      const onCancel = () => routing.worker === null && queued.abort();
+      const attemptId = this.nextAttemptId++;
+      const request: WorkerRequest & { [queueOptions: symbol]: Routing } = { task: payload, attemptId, [Piscina.queueOptionsSymbol]: routing };
+      // Aborting a queued attempt drops it; aborting a running one terminates its worker, which
+      // piscina then replaces. A cancelled batch does the former only, a timeout the latter.
+      const abort = new AbortController();
+      const onCancel = () => routing.worker === null && abort.abort();
       cancel?.addEventListener("abort", onCancel);
+      let timer: NodeJS.Timeout | undefined;
+      let expired: Error | null = null;
+      const expireIn = (ms: number, error: () => Error) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          expired = error();
+          abort.abort();
+        }, ms);
+      };
+      if (timeoutMs > 0) {
+        // A worker may take the task before it has finished starting (piscina counts the first
+        // workers as ready at once): the task's own clock starts when the worker says it began.
+        // Until then a looser bound covers a start-up that never ends.
+        const startBound = Math.max(timeoutMs, WORKER_START_TIMEOUT_MS);
+        routing.onDispatch = () => expireIn(startBound, () => new SluiceError(workerNotStarted(task, startBound, this.taskModule)));
+        this.attemptsStarted.set(attemptId, () => expireIn(timeoutMs, () => new TaskTimeoutError(timeoutMs, describeInputSplit(task.pipeline.source, task.split))));
+      }
       try {
-        const reply = (await threads.run(request, { signal: queued.signal })) as WorkerReply;
+        const reply = (await threads.run(request, { signal: abort.signal })) as WorkerReply;
         if (reply.ok) return unpackResult(reply.result);
         throw unpackError(reply.error);
       } catch (error) {
         if (routing.worker !== null) routing.tried.add(routing.worker);
-        throw error;
+        throw expired ?? error;
       } finally {
+        clearTimeout(timer);
+        routing.onDispatch = null;
+        this.attemptsStarted.delete(attemptId);
         cancel?.removeEventListener("abort", onCancel);
       }
     };
@@ -214,7 +329,29 @@ const preferUntriedWorkers: LoadBalancer = (task, workers) => {
   return untriedExists || triedButFree === null ? null : dispatch(triedButFree, routing);
 };
 
+function workerNotStarted(task: Task, ms: number, taskModule: string): string {
+  return `a worker thread did not begin the task reading ${describeInputSplit(task.pipeline.source, task.split)} within ${ms} ms of taking it: its start-up (loading ${taskModule}) does not finish`;
+}
+
 function dispatch<W extends { readonly id: number }>(worker: W, routing: Routing | null): W {
-  if (routing) routing.worker = worker.id;
+  if (routing) {
+    routing.worker = worker.id;
+    routing.onDispatch?.();
+  }
   return worker;
+}
+
+/** Resolves after `ms`, or as soon as one of `signals` aborts. */
+function sleep(ms: number, signals: readonly (AbortSignal | undefined)[]): Promise<void> {
+  const live = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (ms <= 0 || live.some((s) => s.aborted)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      for (const s of live) s.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    for (const s of live) s.addEventListener("abort", done);
+  });
 }

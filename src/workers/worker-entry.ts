@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { workerData } from "node:worker_threads";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { Task, TaskResult } from "./protocol.js";
 import { packResult, unpackTask, type PackedResult, type PackedTask } from "./transfer.js";
 import { packError, type PackedError } from "./transfer-error.js";
@@ -16,6 +16,21 @@ export interface WorkerData {
 
 export interface WorkerRequest {
   readonly task: PackedTask;
+  /** Echoed in the TaskStarted message, so the driver knows which attempt began. */
+  readonly attemptId: number;
+}
+
+/**
+ * Posted to the driver (piscina emits it as the pool's "message" event) when a worker begins an
+ * attempt: the attempt's timeout counts from here, not from when it was queued to a worker that
+ * may still be starting.
+ */
+export interface TaskStarted {
+  readonly taskStarted: number;
+}
+
+export function isTaskStarted(message: unknown): message is TaskStarted {
+  return typeof message === "object" && message !== null && typeof (message as TaskStarted).taskStarted === "number";
 }
 
 /**
@@ -35,7 +50,19 @@ export async function loadRunTask(moduleHref: string): Promise<RunTask> {
   return mod.runTask as RunTask;
 }
 
+// Loading the task module is part of a worker's start-up, not of its first task: piscina marks a
+// worker ready only once this module has loaded, so the import is awaited here and a task's
+// timeout never counts it. A failed import is reported by the first task (which tries again).
+if (!isMainThread && (workerData as WorkerData | undefined)?.taskModule) {
+  runTaskOnce = loadRunTask((workerData as WorkerData).taskModule);
+  await runTaskOnce.then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 export async function runPackedTask(request: WorkerRequest): Promise<unknown> {
+  parentPort?.postMessage({ taskStarted: request.attemptId } satisfies TaskStarted);
   let reply: WorkerReply;
   let transfer: ArrayBuffer[] = [];
   try {

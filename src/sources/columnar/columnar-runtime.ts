@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import { SluiceError } from "../../errors/errors.js";
 import { decodeArrowFile } from "../../formats/arrow-file.js";
 import { decodeParquetFile } from "../../formats/parquet-file.js";
-import type { FileSplit } from "../file/file-split.js";
+import { describeFileSplit, type FileSplit } from "../file/file-split.js";
 import { FileStreamSource } from "../file/file-stream-source.js";
 import { listInputFiles } from "../file/list-files.js";
 import type { SourceRuntime } from "../source-runtime.js";
@@ -29,4 +29,5 @@ export const columnarRuntime: SourceRuntime<ColumnarSourceDesc, FileSplit> = {
     const bytes = await readFile(split.path);
     return desc.format === "parquet" ? decodeParquetFile(bytes, desc.fields, split.path) : decodeArrowFile(bytes, desc.fields, split.path);
   },
+  describeSplit: describeFileSplit,
 };

@@ -5,3 +5,7 @@ export interface FileSplit {
   readonly start: number;
   readonly end: number;
 }
+
+export function describeFileSplit(split: FileSplit): string {
+  return `${split.path} bytes [${split.start}, ${split.end})`;
+}

@@ -1,4 +1,4 @@
-import type { FileSplit } from "../file/file-split.js";
+import { describeFileSplit, type FileSplit } from "../file/file-split.js";
 import { FileStreamSource } from "../file/file-stream-source.js";
 import { listInputFiles } from "../file/list-files.js";
 import { planFileSplits } from "../file/plan-splits.js";
@@ -13,4 +13,5 @@ export const jsonRuntime: SourceRuntime<JsonSourceDesc, FileSplit> = {
   /** A file, or every data file of a folder, cut into splits of about maxPartitionBytes. */
   staticSplits: async (desc) => planFileSplits(await listInputFiles(desc.path, desc.options), desc.options.maxPartitionBytes),
   readSplit: (desc, split, metrics) => readJsonSplit(split, desc, metrics),
+  describeSplit: describeFileSplit,
 };

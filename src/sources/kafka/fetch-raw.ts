@@ -102,13 +102,18 @@ export interface FetchRequest {
   readonly isolationLevel: number;
 }
 
-/** Fetches one partition from its leader, from `offset`, returning the raw record set. */
-export async function fetchPartitionRaw(cluster: KafkaCluster, req: FetchRequest): Promise<RawPartitionFetch> {
+/**
+ * Fetches one partition from its leader, from `offset`, returning the raw record set. `onLeader`
+ * hears the leader's host:port before the request goes out, so a caller can say which broker did
+ * not answer.
+ */
+export async function fetchPartitionRaw(cluster: KafkaCluster, req: FetchRequest, onLeader?: (address: string) => void): Promise<RawPartitionFetch> {
   // Loads the topic's metadata once per connection (a no-op when the topic is already known).
   await trackTopics(cluster, [req.topic]);
   const meta = cluster.findTopicPartitionMetadata(req.topic).find((p) => p.partitionId === req.partition);
   if (!meta) return { errorCode: KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: [], records: new Uint8Array(0) };
   const broker = await cluster.findBroker({ nodeId: meta.leader });
+  onLeader?.(`${broker.connectionPool.host}:${broker.connectionPool.port}`);
   const request = fetchV11({
     replicaId: -1,
     maxWaitTime: 0,

@@ -1,11 +1,13 @@
 import { Kafka, logLevel } from "kafkajs";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
 import type { PartitionOffsets } from "./partition-offsets.js";
+import { timeLimit } from "./time-limit.js";
 
 /**
  * Publishes each committed batch's end offsets to a consumer group (`commitOffsetsToGroup`), so
  * standard lag tools (kafka-consumer-groups, Burrow, exporters) see the query's progress. The
- * checkpoint stays the source of truth; a failed publish is logged, never fatal.
+ * checkpoint stays the source of truth; a failed publish is logged, never fatal, and a broker that
+ * does not answer holds up the query's stop for kafka.default.api.timeout.ms at most.
  */
 export class GroupCommitter {
   private readonly admin;
@@ -15,6 +17,8 @@ export class GroupCommitter {
   constructor(
     connection: KafkaConnectionOptions,
     private readonly groupId: string,
+    /** Longest wait, at close, for the last publish (kafka.default.api.timeout.ms). */
+    private readonly closeTimeoutMs: number,
   ) {
     const kafka = new Kafka({
       brokers: connection.bootstrapServers.split(","),
@@ -44,9 +48,14 @@ export class GroupCommitter {
     });
   }
 
-  /** Waits for the last publish, then disconnects. */
+  /** Waits for the last publish (within the close timeout), then disconnects. */
   async close(): Promise<void> {
-    await this.last;
-    if (this.connected) await this.admin.disconnect().catch(() => undefined);
+    const published = await timeLimit(this.last, this.closeTimeoutMs, () => new Error("timed out")).then(
+      () => true,
+      () => false,
+    );
+    if (!published) console.warn(`consumer group ${this.groupId}: the last offsets were not published within ${this.closeTimeoutMs} ms (kafka.default.api.timeout.ms)`);
+    // A disconnect waits for requests in flight; a broker that did not answer would hold it too.
+    if (this.connected) await timeLimit(this.admin.disconnect(), this.closeTimeoutMs, () => new Error("timed out")).catch(() => undefined);
   }
 }

@@ -58,7 +58,7 @@ interface ProducerFields {
 export interface KafkaBroker {
   /** host:port. */
   readonly brokerAddress: string;
-  connectionPool: { send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any> };
+  connectionPool: { readonly host: string; readonly port: number; send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any> };
   /** InitProducerId; without a transactional id it gives an idempotent producer's id and epoch. */
   initProducerId(o: { transactionalId?: string; transactionTimeout: number }): Promise<{ producerId: string; producerEpoch: number }>;
   // Transactions: sent to the transaction coordinator, except txnOffsetCommit (the group coordinator).
@@ -82,14 +82,27 @@ export function isolationCode(level: KafkaConnectionOptions["isolationLevel"]): 
 }
 
 /**
- * kafkajs log lines go to stderr at error level only; Sluice reports the rest itself. A broker's
- * error answer ("Response Metadata(...)") is not logged: the request's caller gets it as an error
- * and handles or reports it.
+ * kafkajs log lines go to stderr at error level only; Sluice reports the rest itself. Errors of
+ * connections and of the broker pool (a broker's error answer, a refused connection, a request
+ * that timed out) are not logged: the request's caller gets them as errors and retries them or
+ * reports them, naming the broker and the option that bounds the wait.
  */
 const logCreator = () => (entry: { namespace: string; level: number; log: { message: string } }) => {
-  if (entry.level > LEVELS.ERROR || (entry.namespace === "Connection" && entry.log.message.startsWith("Response "))) return;
+  if (entry.level > LEVELS.ERROR || entry.namespace === "Connection" || entry.namespace === "BrokerPool") return;
   console.error(`[kafka ${entry.namespace}] ${entry.log.message}`);
 };
+
+/**
+ * A kafkajs error in words a user can act on: the error kafkajs gave up on rather than its
+ * "retries exceeded" wrapper, and for a request that timed out, the option that set the wait.
+ */
+export function describeKafkaError(error: unknown, connection: Pick<KafkaConnectionOptions, "requestTimeoutMs">): string {
+  let e = error as { name?: string; message?: string; originalError?: unknown } | null;
+  while (e?.name === "KafkaJSNumberOfRetriesExceeded" && e.originalError) e = e.originalError as typeof e;
+  const message = e?.message ?? String(error);
+  if (e?.name === "KafkaJSRequestTimeoutError") return `${message} after ${connection.requestTimeoutMs} ms (kafka.request.timeout.ms)`;
+  return message;
+}
 
 /**
  * Adds `topics` to the metadata the cluster keeps. kafkajs refreshes the metadata of every topic
@@ -155,6 +168,25 @@ export async function openCluster(o: KafkaConnectionOptions): Promise<KafkaClust
     throw new SluiceError(`cannot connect to Kafka at ${o.bootstrapServers}: ${(e as Error).message}`, { cause: e });
   }
   return cluster;
+}
+
+/**
+ * Drops this thread's cluster for `options` after a failure that may have left its connections
+ * broken or stuck (a broker killed, frozen or restarted): the next `clusterFor` connects afresh.
+ * The old one is disconnected in the background, as kafkajs waits for requests in flight (each
+ * bounded by kafka.request.timeout.ms) before it closes a connection.
+ */
+export function forgetCluster(options: KafkaConnectionOptions): void {
+  const key = JSON.stringify(options);
+  const cluster = clusters.get(key);
+  if (!cluster) return;
+  clusters.delete(key);
+  disconnectLater(cluster);
+}
+
+/** Disconnects a cluster without waiting for it; its failures are of no interest any more. */
+export function disconnectLater(cluster: Promise<KafkaCluster>): void {
+  cluster.then((c) => c.disconnect()).catch(() => undefined);
 }
 
 /** Closes every cluster this thread opened (query stop, worker exit). */

@@ -1,7 +1,8 @@
-import { SluiceError } from "../../errors/errors.js";
-import { clusterFor, trackTopics, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
+import { AnalysisError, OptionError, SluiceError } from "../../errors/errors.js";
+import { describeKafkaError, disconnectLater, openCluster, trackTopics, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
 import type { TopicPartition } from "./partition-offsets.js";
 import { tpKey } from "./partition-offsets.js";
+import { timeLimit } from "./time-limit.js";
 
 /** Which partitions a query reads: Spark's subscribe, subscribePattern and assign. */
 export type SubscriptionStrategy =
@@ -9,25 +10,104 @@ export type SubscriptionStrategy =
   | { readonly kind: "pattern"; readonly pattern: string }
   | { readonly kind: "assign"; readonly partitions: readonly TopicPartition[] };
 
+/** How the driver's lookups are bounded and retried (see the options in config/kafka-options.ts). */
+export interface LookupPolicy {
+  /** Retries after a failed first attempt (fetchOffset.numRetries). */
+  readonly numRetries: number;
+  /** Wait before each retry (fetchOffset.retryIntervalMs). */
+  readonly retryIntervalMs: number;
+  /** Longest one attempt may take, connecting included (kafka.default.api.timeout.ms). */
+  readonly apiTimeoutMs: number;
+}
+
 const UNKNOWN_TOPIC = 3;
-const RETRIES = 20;
-const RETRY_MS = 250;
+/** Leadership moves answer with retriable broker errors: asked again within an attempt, this often. */
+const LEADER_RETRIES = 20;
+const LEADER_RETRY_MS = 250;
 
 /**
  * The driver's view of the cluster: which partitions exist now and their earliest and latest
  * offsets. Latest offsets honour the isolation level: under read_committed they stop at the last
  * stable offset, so a batch never waits for an open transaction.
+ *
+ * Every lookup is bounded and retried as Spark's Kafka offset reader does: an attempt that fails or
+ * takes longer than kafka.default.api.timeout.ms is retried fetchOffset.numRetries times,
+ * fetchOffset.retryIntervalMs apart, each time over a new connection (a broker that was killed,
+ * frozen or restarted leaves the old ones closed or stuck). Then the lookup fails with an error
+ * that names the broker, what did not answer, and the options that bound the wait. The driver's
+ * connection is its own, not shared with tasks: dropping it never disturbs a fetch.
  */
 export class KafkaMetadata {
-  constructor(private readonly connection: KafkaConnectionOptions) {}
+  private connected: Promise<KafkaCluster> | null = null;
+
+  constructor(
+    private readonly connection: KafkaConnectionOptions,
+    private readonly policy: LookupPolicy,
+  ) {}
 
   private cluster(): Promise<KafkaCluster> {
-    return clusterFor(this.connection);
+    if (!this.connected) {
+      const opening = openCluster(this.connection);
+      this.connected = opening;
+      // A failed connection is not kept: the next attempt connects again.
+      opening.catch(() => {
+        if (this.connected === opening) this.connected = null;
+      });
+    }
+    return this.connected;
+  }
+
+  /** Drops the connection; the next lookup opens a new one. */
+  private reset(): void {
+    if (this.connected) disconnectLater(this.connected);
+    this.connected = null;
+  }
+
+  /** Closes the connection (query stop, end of a static read), without waiting on a broker that does not answer. */
+  close(): void {
+    this.reset();
+  }
+
+  /**
+   * Runs one lookup within the policy. `what` completes "cannot ... from Kafka": it names the
+   * lookup in the error, e.g. "get the latest offsets of topic t".
+   */
+  private async lookup<T>(what: string, body: (cluster: KafkaCluster) => Promise<T>): Promise<T> {
+    const { numRetries, retryIntervalMs, apiTimeoutMs } = this.policy;
+    const attempts = numRetries + 1;
+    const where = `Kafka at ${this.connection.bootstrapServers}`;
+    let last: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      try {
+        const work = this.cluster().then(body);
+        return await timeLimit(work, apiTimeoutMs, () => new SluiceError(`no answer within ${apiTimeoutMs} ms (kafka.default.api.timeout.ms)`));
+      } catch (e) {
+        // Sluice's own verdicts on options and plans come out the same however often they are asked.
+        if (e instanceof OptionError || e instanceof AnalysisError) throw e;
+        last = e;
+        this.reset();
+        if (attempt < attempts) {
+          console.warn(`cannot ${what} from ${where} (attempt ${attempt} of ${attempts}): ${describeKafkaError(e, this.connection)}; trying again in ${retryIntervalMs} ms`);
+          await new Promise((r) => setTimeout(r, retryIntervalMs));
+        }
+      }
+    }
+    throw new SluiceError(
+      `cannot ${what} from ${where} after ${attempts} attempt(s) ${retryIntervalMs} ms apart: ${describeKafkaError(last, this.connection)}. ` +
+        `Check that the broker runs and answers; to wait longer for it, raise the source options fetchOffset.numRetries (${numRetries}) ` +
+        `or fetchOffset.retryIntervalMs (${retryIntervalMs})`,
+      { cause: last },
+    );
   }
 
   /** Partitions the strategy selects, as they exist now (a deleted topic has none). */
-  async partitions(strategy: SubscriptionStrategy): Promise<TopicPartition[]> {
-    const cluster = await this.cluster();
+  partitions(strategy: SubscriptionStrategy): Promise<TopicPartition[]> {
+    const target =
+      strategy.kind === "subscribe" ? `topic(s) ${strategy.topics.join(", ")}` : strategy.kind === "pattern" ? `topics matching ${strategy.pattern}` : "assigned partitions";
+    return this.lookup(`list the partitions of ${target}`, (cluster) => this.partitionsOn(cluster, strategy));
+  }
+
+  private async partitionsOn(cluster: KafkaCluster, strategy: SubscriptionStrategy): Promise<TopicPartition[]> {
     if (strategy.kind === "assign") return [...strategy.partitions];
     const regex = strategy.kind === "pattern" ? new RegExp(`^(?:${strategy.pattern})$`) : null;
     const topicMetadata =
@@ -46,25 +126,34 @@ export class KafkaMetadata {
 
   /** Offsets of partitions that exist; a vanished partition is simply absent from the result. */
   earliest(tps: readonly TopicPartition[]): Promise<Map<string, number>> {
-    return this.listOffsets(tps, { fromBeginning: true });
+    return this.listOffsets(tps, { fromBeginning: true }, "earliest offsets");
   }
 
   latest(tps: readonly TopicPartition[]): Promise<Map<string, number>> {
-    return this.listOffsets(tps, { fromBeginning: false });
+    return this.listOffsets(tps, { fromBeginning: false }, "latest offsets");
   }
 
   /** The first offset whose timestamp is at or after `timestampMs`; -1 where there is none. */
   atTimestamp(tps: readonly TopicPartition[], timestampMs: number): Promise<Map<string, number>> {
-    return this.listOffsets(tps, { fromTimestamp: timestampMs });
+    return this.listOffsets(tps, { fromTimestamp: timestampMs }, `offsets at timestamp ${timestampMs}`);
   }
 
-  private async listOffsets(tps: readonly TopicPartition[], at: { fromBeginning?: boolean; fromTimestamp?: number }): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    if (tps.length === 0) return out;
-    const cluster = await this.cluster();
+  private async listOffsets(tps: readonly TopicPartition[], at: { fromBeginning?: boolean; fromTimestamp?: number }, what: string): Promise<Map<string, number>> {
+    if (tps.length === 0) return new Map();
     const topics = [...new Set(tps.map((tp) => tp.topic))];
-    // Leadership moves (new partitions, broker restarts) answer with retriable errors: refresh the
-    // metadata and ask again, for a few seconds at most.
+    return this.lookup(`get the ${what} of ${topics.join(", ")}`, (cluster) => this.listOffsetsOn(cluster, tps, topics, at));
+  }
+
+  private async listOffsetsOn(
+    cluster: KafkaCluster,
+    tps: readonly TopicPartition[],
+    topics: readonly string[],
+    at: { fromBeginning?: boolean; fromTimestamp?: number },
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    // Leadership moves (new partitions, broker restarts) answer with retriable broker errors:
+    // refresh the metadata and ask again, for a few seconds at most. Failures of the connection
+    // itself are the caller's to retry, over a new one.
     for (let attempt = 1; ; attempt++) {
       try {
         await trackTopics(cluster, topics);
@@ -82,11 +171,12 @@ export class KafkaMetadata {
           for (const t of topics) (cluster as unknown as { targetTopics?: Set<string> }).targetTopics?.delete(t);
           return out;
         }
-        if ((e as { retriable?: boolean }).retriable && attempt < RETRIES) {
-          await new Promise((r) => setTimeout(r, RETRY_MS));
+        const brokerError = (e as { type?: string; retriable?: boolean }).type !== undefined && (e as { retriable?: boolean }).retriable;
+        if (brokerError && attempt < LEADER_RETRIES) {
+          await new Promise((r) => setTimeout(r, LEADER_RETRY_MS));
           continue;
         }
-        throw new SluiceError(`cannot read offsets of ${topics.join(", ")} from Kafka at ${this.connection.bootstrapServers}: ${(e as Error).message}`, { cause: e });
+        throw e;
       }
     }
     return out;

@@ -3,7 +3,7 @@ import { OptionError } from "../../errors/errors.js";
 import type { Fields } from "../../types/dtype.js";
 import type { KafkaSplit } from "./kafka-split.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
-import type { KafkaMetadata, SubscriptionStrategy } from "./kafka-metadata.js";
+import type { KafkaMetadata, LookupPolicy, SubscriptionStrategy } from "./kafka-metadata.js";
 import { type OffsetRange, splitRanges } from "./offset-ranges.js";
 import { EARLIEST, LATEST, offsetOf, parsePartitionOffsets, type TopicPartition, tpKey } from "./partition-offsets.js";
 
@@ -16,6 +16,14 @@ export function connectionOf(o: KafkaSourceOptions): KafkaConnectionOptions {
     requestTimeoutMs: o["kafka.request.timeout.ms"],
     connectionTimeoutMs: o["kafka.connection.timeout.ms"],
     isolationLevel: o["kafka.isolation.level"],
+  };
+}
+
+export function lookupPolicyOf(o: KafkaSourceOptions): LookupPolicy {
+  return {
+    numRetries: o["fetchOffset.numRetries"],
+    retryIntervalMs: o["fetchOffset.retryIntervalMs"],
+    apiTimeoutMs: o["kafka.default.api.timeout.ms"],
   };
 }
 
@@ -116,6 +124,7 @@ export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[
     failOnDataLoss: o.failOnDataLoss,
     includeHeaders: o.includeHeaders,
     maxPartitionFetchBytes: o["kafka.max.partition.fetch.bytes"],
+    pollTimeoutMs: o["kafkaConsumer.pollTimeoutMs"],
     values,
   }));
 }

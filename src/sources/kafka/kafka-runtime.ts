@@ -11,5 +11,6 @@ export const kafkaRuntime: SourceRuntime<KafkaSourceDesc, KafkaSplit> = {
   openStream: (desc, ctx) => new KafkaStreamSource(desc.options, desc.valueFields, ctx.sourceDir),
   staticSplits: (desc) => kafkaStaticSplits(desc.options, desc.valueFields),
   readSplit: (_desc, split, metrics) => readKafkaSplit(split, metrics),
+  describeSplit: (split) => `Kafka topic ${split.topic} partition ${split.partition} offsets [${split.startOffset}, ${split.endOffset}) from ${split.connection.bootstrapServers}`,
   closeConnections: closeClusters,
 };

@@ -13,6 +13,8 @@ export interface KafkaSplit {
   readonly failOnDataLoss: boolean;
   readonly includeHeaders: boolean;
   readonly maxPartitionFetchBytes: number;
+  /** Longest wait for one fetch response (kafkaConsumer.pollTimeoutMs). */
+  readonly pollTimeoutMs: number;
   /** With a record schema: values are decoded from JSON into these columns in the worker. */
   readonly values: KafkaValueDecoding | null;
 }

@@ -9,7 +9,7 @@ import { kafkaKind } from "./kafka-kind.js";
 import type { KafkaSplit } from "./kafka-split.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KafkaMetadata, type SubscriptionStrategy } from "./kafka-metadata.js";
-import { connectionOf, kafkaSplits, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
+import { connectionOf, kafkaSplits, lookupPolicyOf, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
 import { lagMetrics, limitByBacklog, type OffsetRange } from "./offset-ranges.js";
 import { type PartitionOffsets, partitionsOf, type TopicPartition, toPartitionOffsets, tpKey } from "./partition-offsets.js";
 
@@ -38,10 +38,10 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
     private readonly now: () => number = Date.now,
   ) {
     this.description = kafkaKind.describe({ format: "kafka", options, valueFields, fields: [] });
-    this.metadata = new KafkaMetadata(connectionOf(options));
+    this.metadata = new KafkaMetadata(connectionOf(options), lookupPolicyOf(options));
     this.strategy = strategyOf(options);
     this.initialLog = new BatchLog(path.join(sourceDir, "initial"));
-    this.group = options.commitOffsetsToGroup ? new GroupCommitter(connectionOf(options), options.commitOffsetsToGroup) : null;
+    this.group = options.commitOffsetsToGroup ? new GroupCommitter(connectionOf(options), options.commitOffsetsToGroup, options["kafka.default.api.timeout.ms"]) : null;
     this.lastTriggerMs = now();
   }
 
@@ -65,13 +65,21 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
   }
 
   async latestOffset(from: PartitionOffsets): Promise<PartitionOffsets> {
-    const candidates = await this.metadata.partitions(this.strategy);
-    const latest = await this.metadata.latest(candidates);
-    this.latestSeen = latest;
-    // A partition is gone when the metadata no longer lists it or it has no offsets (topic deleted).
-    const partitions = candidates.filter((tp) => latest.has(tpKey(tp)));
-    const alive = new Set(partitions.map(tpKey));
     const known = partitionsOf(from);
+    let view = await this.clusterView();
+    // A broker that has just taken over a partition's leadership (after a restart, or a stall long
+    // enough to get it fenced) can answer for a moment as if the topic did not exist, or with a
+    // latest offset below one already read (its high watermark not yet caught up). As Spark's
+    // offset reader does for such offsets (KAFKA-7703), ask again before calling it data loss.
+    const { "fetchOffset.numRetries": retries, "fetchOffset.retryIntervalMs": interval } = this.options;
+    for (let retry = 1; retry <= retries && looksLikeLoss(view, from, known); retry++) {
+      console.warn(`${this.description}: partitions missing or behind their last offsets at ${this.options["kafka.bootstrap.servers"]}; asking again in ${interval} ms (${retry} of ${retries})`);
+      await new Promise((r) => setTimeout(r, interval));
+      view = await this.clusterView();
+    }
+    const { partitions, latest } = view;
+    this.latestSeen = latest;
+    const alive = new Set(partitions.map(tpKey));
     const lost = known.filter((tp) => !alive.has(tpKey(tp)));
     if (lost.length > 0) this.dataLoss(`partitions ${lost.map((tp) => `${tp.topic}-${tp.partition}`).join(", ")} are gone (topic deleted?)`);
     const startMap = new Map<string, number>();
@@ -97,6 +105,14 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
     const result = toPartitionOffsets(partitions.map((tp) => [tp, end.get(tpKey(tp))!] as const));
     if (JSON.stringify(result) !== JSON.stringify(from)) this.lastTriggerMs = this.now();
     return result;
+  }
+
+  /** The partitions that exist now and their latest offsets. */
+  private async clusterView(): Promise<ClusterView> {
+    const candidates = await this.metadata.partitions(this.strategy);
+    const latest = await this.metadata.latest(candidates);
+    // A partition is gone when the metadata no longer lists it or it has no offsets (topic deleted).
+    return { partitions: candidates.filter((tp) => latest.has(tpKey(tp))), latest };
   }
 
   async reportLatestOffset(): Promise<PartitionOffsets> {
@@ -125,6 +141,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
   }
 
   async stop(): Promise<void> {
+    this.metadata.close();
     await this.group?.close();
   }
 
@@ -135,6 +152,19 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
     if (this.options.failOnDataLoss) throw new SluiceError(message);
     console.warn(`${this.description}: ${message.replace(/ If you want.*$/, "")}; continuing because failOnDataLoss is false`);
   }
+}
+
+interface ClusterView {
+  readonly partitions: readonly TopicPartition[];
+  readonly latest: Map<string, number>;
+}
+
+/** True when a partition read before is missing from `view`, or its latest offset is below where reading stopped. */
+function looksLikeLoss(view: ClusterView, from: PartitionOffsets, known: readonly TopicPartition[]): boolean {
+  return known.some((tp) => {
+    const latest = view.latest.get(tpKey(tp));
+    return latest === undefined || latest < from[tp.topic]![String(tp.partition)]!;
+  });
 }
 
 function parseKey(k: string): TopicPartition {

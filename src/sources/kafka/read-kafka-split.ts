@@ -4,11 +4,12 @@ import type { TaskMetrics } from "../../batch/task-metrics.js";
 import { decodeKafkaValues } from "./decode-values.js";
 import { fetchPartitionRaw, KAFKA_ERRORS, type RawPartitionFetch } from "./fetch-raw.js";
 import { scanNextOffset } from "./record-batch/scan-next-offset.js";
-import { clusterFor, isolationCode } from "./kafka-cluster.js";
+import { clusterFor, describeKafkaError, forgetCluster, isolationCode, type KafkaCluster } from "./kafka-cluster.js";
 import { kafkaFields } from "./kafka-fields.js";
 import type { KafkaColumnSink } from "./record-batch/columns.js";
 import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
 import type { KafkaSplit } from "./kafka-split.js";
+import { timeLimit } from "./time-limit.js";
 
 /** Fetches that made no progress in a row before a task gives up (leader moves, empty responses). */
 const MAX_STALLS = 8;
@@ -19,11 +20,18 @@ const MAX_STALLS = 8;
  * the first response), until the range end. Offsets that vanished
  * (retention, deleted topic) are data loss: an error naming topic, partition and offsets, or,
  * with failOnDataLoss=false, a warning and the rest of the range.
+ *
+ * Every exchange with the broker (connecting, each fetch, each metadata refresh) is bounded by
+ * kafkaConsumer.pollTimeoutMs, as Spark bounds each poll of its consumer. A broker that does not
+ * answer in time, or whose connection fails, fails the task with an error naming the broker; the
+ * thread's connections to the cluster are dropped first, so the worker pool's retry of the task
+ * (up to maxTaskAttempts, with backoff) connects afresh, to a broker that may be back.
  */
 export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): Promise<Batch> {
-  const { topic, partition, endOffset } = split;
-  const cluster = await clusterFor(split.connection);
-  const isolation = split.connection.isolationLevel;
+  const { topic, partition, endOffset, connection } = split;
+  const exchange = <T>(what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> => boundedExchange(split, what, work);
+  const cluster = await exchange(`connection to read ${topic}-${partition}`, () => clusterFor(connection));
+  const isolation = connection.isolationLevel;
   let sink: KafkaColumnSink | null = null;
   let offset = split.startOffset;
   let maxBytes = split.maxPartitionFetchBytes;
@@ -36,7 +44,11 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     return false;
   };
 
-  const fetchAt = (at: number) => fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes, isolationLevel: isolationCode(isolation) });
+  const fetchAt = (at: number) =>
+    exchange(`fetch of ${topic}-${partition} at offset ${at}`, (onLeader) =>
+      fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes, isolationLevel: isolationCode(isolation) }, onLeader),
+    );
+  const refresh = (c: KafkaCluster) => exchange(`metadata refresh for ${topic}-${partition}`, () => c.refreshMetadata());
   // The next fetch is sent before this one is decoded, so the broker and the network work
   // while the worker decodes.
   let ahead: { offset: number; response: Promise<RawPartitionFetch> } | null = null;
@@ -60,14 +72,14 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
       if (!lost("the offsets are out of range")) break;
     }
     if (raw.errorCode === KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION || raw.errorCode === KAFKA_ERRORS.UNKNOWN_TOPIC_ID) {
-      await cluster.refreshMetadata().catch(() => undefined);
+      await refresh(cluster).catch(() => undefined);
       if (++stalls >= MAX_STALLS) {
         if (!lost("the topic or partition does not exist (deleted?)")) break;
       }
       continue;
     }
     if (raw.errorCode === KAFKA_ERRORS.NOT_LEADER_OR_FOLLOWER) {
-      await cluster.refreshMetadata();
+      await refresh(cluster);
       if (++stalls >= MAX_STALLS) throw new SluiceError(`cannot find the leader of ${topic}-${partition}`);
       continue;
     }
@@ -104,4 +116,27 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
   const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition });
   metrics.numMalformedRecords += decoded.numMalformed;
   return decoded.batch;
+}
+
+/**
+ * One exchange with the broker within kafkaConsumer.pollTimeoutMs. On failure the thread forgets
+ * its cluster (see readKafkaSplit) and the error names the broker: the partition's leader once the
+ * work has found it, else the bootstrap servers.
+ */
+async function boundedExchange<T>(split: KafkaSplit, what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> {
+  let broker = split.connection.bootstrapServers;
+  const timedOut = new SluiceError(`no answer within ${split.pollTimeoutMs} ms (kafkaConsumer.pollTimeoutMs)`);
+  try {
+    return await timeLimit(
+      work((address) => {
+        broker = address;
+      }),
+      split.pollTimeoutMs,
+      () => timedOut,
+    );
+  } catch (e) {
+    forgetCluster(split.connection);
+    const why = e === timedOut ? timedOut.message : describeKafkaError(e, split.connection);
+    throw new SluiceError(`Kafka ${what} from broker ${broker} failed: ${why}`, { cause: e });
+  }
 }

@@ -13,6 +13,7 @@ export const memoryRuntime: SourceRuntime<MemorySourceDesc, BatchSplit> = {
   },
   staticSplits: () => Promise.reject(new SluiceError("the memory source is a stream: read it with readStream and writeStream.start()")),
   readSplit: async (_desc, split) => split.batch,
+  describeSplit,
 };
 
 export const tableRuntime: SourceRuntime<TableSourceDesc, BatchSplit> = {
@@ -22,4 +23,9 @@ export const tableRuntime: SourceRuntime<TableSourceDesc, BatchSplit> = {
   },
   staticSplits: async (desc, ctx) => ctx.tableBatches(desc.tableId).map((batch) => ({ kind: "batch", batch }) as const),
   readSplit: async (_desc, split) => split.batch,
+  describeSplit,
 };
+
+function describeSplit(split: BatchSplit): string {
+  return `an in-memory batch of ${split.batch.numRows} row(s)`;
+}

@@ -9,4 +9,5 @@ export const rateRuntime: SourceRuntime<RateSourceDesc, RateSplit> = {
   openStream: (desc) => new RateStreamSource(desc),
   staticSplits: () => Promise.reject(new SluiceError("the rate source is a stream: read it with readStream and writeStream.start()")),
   readSplit: async (_desc, split) => generateRateRows(split),
+  describeSplit: (split) => `rate source partition ${split.partition} of ${split.numPartitions}, sequence numbers [${split.startSeq}, ${split.endSeq})`,
 };

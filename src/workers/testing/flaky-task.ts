@@ -6,12 +6,15 @@ import { runTask as echo } from "./echo-task.js";
 /**
  * Test task module that fails its first `failures` attempts, then behaves like the echo task.
  * Attempts are counted in a SharedArrayBuffer that every worker sees: `log[0]` is the number of
- * attempts so far, `log[n]` the thread id of attempt n.
+ * attempts so far, `log[n]` the thread id of attempt n. A task without `staticTables.flaky` is an
+ * echo task.
  */
 export interface FlakyControl {
   readonly log: Int32Array;
   readonly failures: number;
   readonly how: "throw" | "exit" | "uncaught" | "malformed" | "custom";
+  /** When given, `times[n]` gets the wall-clock time (epoch ms) at which attempt n started. */
+  readonly times?: Float64Array;
 }
 
 /** An error class only the worker knows: it cannot be rebuilt on the driver. */
@@ -20,9 +23,11 @@ export class QuirkyError extends Error {
 }
 
 export async function runTask(task: Task): Promise<TaskResult> {
-  const control = task.staticTables["flaky"] as FlakyControl;
+  const control = task.staticTables["flaky"] as FlakyControl | undefined;
+  if (!control) return await echo(task);
   const attempt = Atomics.add(control.log, 0, 1) + 1;
   Atomics.store(control.log, attempt, threadId);
+  if (control.times) control.times[attempt] = performance.timeOrigin + performance.now();
   if (attempt <= control.failures) {
     switch (control.how) {
       case "throw":

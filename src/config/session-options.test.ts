@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { Session } from "../api/session.js";
+import { OptionError } from "../errors/errors.js";
+import { sessionOptionsSchema } from "./options.js";
+import { validateOptions } from "./validate.js";
+
+const parse = (o: unknown) => validateOptions(sessionOptionsSchema, o, "Session");
+/** What every Session gets when it names none of the checkpoint and stop options. */
+const DEFAULTS = { minBatchesToRetain: 100, minDeltasForSnapshot: 10, stopTimeout: 30_000 };
+
+describe("Session options for task failures", () => {
+  it("takes taskTimeout and the retry backoff as Spark durations or milliseconds", () => {
+    expect(parse({ taskTimeout: "5 minutes", taskRetryBackoff: "250 ms", taskRetryMaxBackoff: "10 seconds" })).toEqual({
+      ...DEFAULTS,
+      taskTimeout: 300_000,
+      taskRetryBackoff: 250,
+      taskRetryMaxBackoff: 10_000,
+    });
+    expect(parse({ taskTimeout: 0, taskRetryBackoff: 0 })).toEqual({ ...DEFAULTS, taskTimeout: 0, taskRetryBackoff: 0 });
+    expect(parse({})).toEqual(DEFAULTS);
+  });
+
+  it("names the option and the accepted forms when a value is wrong", () => {
+    expect(() => parse({ taskTimeout: "soon" })).toThrow(
+      'Session: option "taskTimeout": cannot parse "soon" as a duration; use a number and a unit such as "10 seconds", "5 minutes" or "1 hour" (got "soon")',
+    );
+    expect(() => parse({ taskTimeout: -1 })).toThrow(
+      'Session: option "taskTimeout": expected a non-negative number of milliseconds or a string such as "10 seconds", got -1 (got -1)',
+    );
+    expect(() => parse({ taskRetryBackoff: "2 s", taskRetryMaxBackoff: "1 s" })).toThrow(
+      'Session: option "taskRetryMaxBackoff": taskRetryMaxBackoff must be at least taskRetryBackoff (got "1 s")',
+    );
+  });
+
+  it("rejects them at the Session boundary with an OptionError", () => {
+    expect(() => new Session({ workers: 0, taskTimeout: "forever" })).toThrow(OptionError);
+    expect(() => new Session({ workers: 0, taskRetryMaxBackoff: Number.NaN })).toThrow(/option "taskRetryMaxBackoff"/);
+  });
+});
+
+describe("Session options for checkpoints and stopping", () => {
+  it("take Spark's retention settings, a default checkpoint root and a stop timeout", () => {
+    expect(parse({ checkpointLocation: "/data/checkpoints", minBatchesToRetain: 5, minDeltasForSnapshot: 2, stopTimeout: "2 minutes" })).toEqual({
+      checkpointLocation: "/data/checkpoints",
+      minBatchesToRetain: 5,
+      minDeltasForSnapshot: 2,
+      stopTimeout: 120_000,
+    });
+  });
+
+  it("name the option and the fix when a value is wrong", () => {
+    expect(() => parse({ minBatchesToRetain: 0 })).toThrow(/option "minBatchesToRetain": minBatchesToRetain must be at least 1: a batch re-runs from the state of the batch before it/);
+    expect(() => parse({ minDeltasForSnapshot: 1.5 })).toThrow(/option "minDeltasForSnapshot": minDeltasForSnapshot must be a whole number/);
+    expect(() => parse({ checkpointLocation: "" })).toThrow(/option "checkpointLocation": checkpointLocation must be a directory path/);
+    expect(() => parse({ stopTimeout: "never" })).toThrow(/option "stopTimeout": cannot parse "never" as a duration/);
+  });
+});
