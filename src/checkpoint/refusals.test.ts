@@ -53,6 +53,10 @@ describe("checkpoints Sluice refuses, each naming the file (fixtures/checkpoints
     ["commit-without-offsets", "commits/1", /commits batch 1, but .*offsets\/1 does not exist/],
     ["missing-previous-offsets", "offsets/2", /is missing: batch 3 needs it/],
     ["corrupt-commit", "commits/0", /is corrupt: not the entry Sluice writes here .* at nextBatchWatermarkMs/],
+    ["state-other-operator", "state/0/0/1.delta", /holds state of operator "dedupe" with value columns \[#eventTime: f64\], but this query needs state of operator "stateStoreSave"/],
+    ["state-other-schema", "state/0/0/1.delta", /holds state of operator "stateStoreSave" with value columns \[.*count#sum: f64.*\], but this query needs .*\[#rows: f64, #eventTime: f64, count#count: f64\]/],
+    ["state-truncated-delta", "state/0/0/2.delta", /is corrupt: it is truncated or not an Arrow IPC file/],
+    ["state-missing-delta", "state/0/0/1.delta", /cannot be loaded at version 2: state file .*1\.delta is missing/],
   ];
 
   it.each(cases)("%s: refused, naming %s", (fixture, file, message) =>
