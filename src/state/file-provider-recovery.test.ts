@@ -1,29 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { aggregateLayout } from "../operators/aggregate-layout.js";
 import { DeduplicateExec } from "../operators/deduplicate-exec.js";
 import { aggregateRunner, aggregateSpec, batchOf, field, plainRows, testContext } from "../operators/test-support.js";
-import { tempDir } from "../testing/temp-dir.js";
-import { FileStateStoreProvider } from "./file-provider.js";
-import type { FileStateStoreOptions } from "./state-store-options.js";
+import { providerFixture } from "./provider-fixture.js";
 import { InMemoryStateStoreProvider } from "./in-memory-provider.js";
 import { KIND, SCHEMA, applyVersion, rowsOf, stateFiles, tableRows, tempFiles } from "./test-support.js";
 
-const temp = tempDir("sluice-state-");
-const opened: FileStateStoreProvider[] = [];
-/** A provider on the test's checkpoint, closed (its maintenance awaited) when the test ends. */
-function openProvider(options: FileStateStoreOptions = {}): FileStateStoreProvider {
-  const p = new FileStateStoreProvider(temp.dir, options);
-  opened.push(p);
-  return p;
-}
-const closeProviders = () => Promise.all(opened.splice(0).map((p) => p.close()));
-afterEach(async () => {
-  await closeProviders();
-  temp.remove();
-});
-const shard = (...file: string[]) => temp.path("state", "0", "0", ...file);
+const { temp, openProvider, closeProviders, shard } = providerFixture();
 
 /** Sessions per user (gap 10 ms): count, the greatest page, the lowest value; evicted by the watermark in update mode. */
 const sessions = aggregateSpec({

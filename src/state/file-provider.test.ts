@@ -1,29 +1,15 @@
 import * as arrow from "apache-arrow";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CheckpointError, OptionError, SluiceError } from "../errors/errors.js";
 import { FileStateStoreProvider } from "./file-provider.js";
-import type { FileStateStoreOptions } from "./state-store-options.js";
+import { providerFixture } from "./provider-fixture.js";
 import { decodeStateFile } from "./state-file.js";
 import { KIND, SCHEMA, applyVersion, removeRow, rowsOf, setRow, stateFiles, tempFiles } from "./test-support.js";
-import { tempDir } from "../testing/temp-dir.js";
 
 type Rows = ReturnType<typeof rowsOf>;
 
-const temp = tempDir("sluice-state-");
-const opened: FileStateStoreProvider[] = [];
-/** A provider on the test's checkpoint, closed (its maintenance awaited) when the test ends. */
-function openProvider(options: FileStateStoreOptions = {}): FileStateStoreProvider {
-  const p = new FileStateStoreProvider(temp.dir, options);
-  opened.push(p);
-  return p;
-}
-const closeProviders = () => Promise.all(opened.splice(0).map((p) => p.close()));
-afterEach(async () => {
-  await closeProviders();
-  temp.remove();
-});
-const shard = (...file: string[]) => temp.path("state", "0", "0", ...file);
+const { temp, openProvider, shard } = providerFixture();
 
 /** Commits versions `from + 1 ..= to` of the workload through one store; rows[v] is version v's table. */
 async function commitVersions(provider: FileStateStoreProvider, to: number, from = 0): Promise<Rows[]> {

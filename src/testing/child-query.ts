@@ -1,13 +1,13 @@
 // Runs one streaming query in a child process, for tests that need a second process on a checkpoint or a
-// process that dies for real (SIGKILL, or a crash point: SLUICE_CRASH_AT, see src/runtime/crash-points.ts).
+// process that dies for real (SIGKILL, or a crash point: SLUICE_CRASH_AT, see src/faults/crash-points.ts).
 // Run as `node --import tsx child-query.ts '<plan JSON>'`; `startChildQuery` does that and reads the lines the
 // child prints on stdout: `STARTED <queryId> <runId>` once the query runs, `BATCH <batchId>` after each batch,
 // `DONE` when the query ended by itself.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Session } from "../api/session.js";
+import { runIfMain, spawnPlanChild } from "./plan-child.js";
 import { windowedCounts, type WindowedCountsPlan } from "./windowed-counts.js";
 
 export type ChildPlan =
@@ -48,10 +48,7 @@ export interface ChildQuery {
 }
 
 export function startChildQuery(plan: ChildPlan, env: Record<string, string> = {}): ChildQuery {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), JSON.stringify(plan)], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawnPlanChild(import.meta.url, plan, env, ["ignore", "pipe", "pipe"]);
   const lines: string[] = [];
   const waiting: { prefix: string; resolve: (l: string) => void }[] = [];
   createInterface({ input: child.stdout! }).on("line", (l) => {
@@ -90,12 +87,4 @@ export function startChildQuery(plan: ChildPlan, env: Record<string, string> = {
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  main(JSON.parse(process.argv[2]!) as ChildPlan).then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);

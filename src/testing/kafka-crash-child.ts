@@ -1,8 +1,6 @@
 // A child process for the Kafka sink's fault tests: it writes to the test broker until the crash point named by
-// SLUICE_CRASH_AT kills it (SIGKILL, from src/runtime/crash-points.ts), so the parent sees what a real crash
+// SLUICE_CRASH_AT kills it (SIGKILL, from src/faults/crash-points.ts), so the parent sees what a real crash
 // leaves behind. Run as `node --import tsx kafka-crash-child.ts '<plan JSON>'`; `runCrashChild` does that.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { col } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
@@ -11,6 +9,7 @@ import type { SchemaOfZod } from "../schema/zod-schema.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
 import { field, makeBatch, utf8FromStrings } from "../batch/batch.js";
 import { KafkaSink } from "../sinks/kafka-sink.js";
+import { runIfMain, spawnPlanChild } from "./plan-child.js";
 
 export type CrashPlan =
   /** Opens an exactly-once sink for `queryId` and writes the batches in order. */
@@ -72,12 +71,8 @@ const CHILD_TIMEOUT_MS = 60_000;
 
 /** Runs the plan in a child process with `SLUICE_CRASH_AT=crashAt`; resolves when it exits (killed after 60 s). */
 export function runCrashChild(plan: CrashPlan, crashAt: string): Promise<ChildOutcome> {
-  const file = fileURLToPath(import.meta.url);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", file, JSON.stringify(plan)], {
-      env: { ...process.env, SLUICE_CRASH_AT: crashAt },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const child = spawnPlanChild(import.meta.url, plan, { SLUICE_CRASH_AT: crashAt }, ["ignore", "ignore", "pipe"]);
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
     const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIMEOUT_MS);
@@ -89,12 +84,4 @@ export function runCrashChild(plan: CrashPlan, crashAt: string): Promise<ChildOu
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  main(JSON.parse(process.argv[2]!) as CrashPlan).then(
-    () => process.exit(0),
-    (e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
+runIfMain(import.meta.url, main);
