@@ -216,9 +216,11 @@ export function readNumbers(data: arrow.Data, column?: string): Float64Array {
     if (words !== null) throw int64BeyondRangeError(words, firstValidWhere(data, (i) => !isExactWords(words[2 * i]!, words[2 * i + 1]!)), column);
     return values;
   }
-  if (arrow.DataType.isTimestamp(type)) return checkedTimes(timestampMillis(data, type.unit), data, column);
+  if (arrow.DataType.isTimestamp(type)) {
+    return type.unit === arrow.TimeUnit.MILLISECOND ? millisOfWords(data, column) : checkedTimes(timestampMillis(data, type.unit), data, column);
+  }
   if (arrow.DataType.isDate(type)) {
-    if (type.unit === arrow.DateUnit.MILLISECOND) return checkedTimes(millisOfWords(int64WordsOf(data), n), data, column);
+    if (type.unit === arrow.DateUnit.MILLISECOND) return millisOfWords(data, column);
     const days = data.values as Int32Array;
     const out = new Float64Array(n);
     for (let i = 0; i < n; i++) out[i] = days[i]! * MS_PER_DAY;
@@ -269,19 +271,21 @@ export function readInt64(data: arrow.Data, column?: string): Int64Read {
   const n = data.length;
   const words = int64WordsOf(data);
   const values = new Float64Array(n);
-  // One flag for the whole loop, so the common all-exact column pays one compare per row.
+  // The test is on the double: rounding is monotonic and 2^53 is a double, so a value beyond
+  // ±(2^53 - 1) never reads as less than 2^53 in magnitude. One flag, one compare per row (the
+  // cheapest of the tests measured: compares on the words cost as much).
   let inexact = false;
   if (type.isSigned) {
     for (let i = 0; i < n; i++) {
-      const hi = words[2 * i + 1]!;
-      values[i] = hi * TWO_32 + (words[2 * i]! >>> 0);
-      if ((hi + SAFE_HIGH) >>> 0 > 2 * SAFE_HIGH) inexact = true;
+      const v = words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0);
+      values[i] = v;
+      if (Math.abs(v) > MAX_EXACT_INTEGER) inexact = true;
     }
   } else {
     for (let i = 0; i < n; i++) {
-      const hi = words[2 * i + 1]! >>> 0;
-      values[i] = hi * TWO_32 + (words[2 * i]! >>> 0);
-      if (hi > SAFE_HIGH) inexact = true;
+      const v = (words[2 * i + 1]! >>> 0) * TWO_32 + (words[2 * i]! >>> 0);
+      values[i] = v;
+      if (v > MAX_EXACT_INTEGER) inexact = true;
     }
   }
   if (!inexact) return { values, words: null };
@@ -299,24 +303,34 @@ export function readInt64(data: arrow.Data, column?: string): Int64Read {
   return { values, words: beyond >= 0 ? words : null };
 }
 
-/** Doubles of 64-bit words read as signed milliseconds (Timestamp(ms), Date64). */
-function millisOfWords(words: Int32Array, n: number): Float64Array {
+/**
+ * A column of 64-bit milliseconds (Timestamp(ms), Date64) as doubles, checked against the Date
+ * range in the same pass: this is Sluice's own time column, read on every batch.
+ */
+function millisOfWords(data: arrow.Data, column: string | undefined): Float64Array {
+  const n = data.length;
+  const words = int64WordsOf(data);
   const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) out[i] = words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0);
-  return out;
+  let outside = false;
+  for (let i = 0; i < n; i++) {
+    const t = words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0);
+    out[i] = t;
+    if (Math.abs(t) > MAX_TIMESTAMP_MS) outside = true;
+  }
+  return outside ? checkedTimes(out, data, column) : out;
 }
 
-/** Epoch milliseconds of a Timestamp column of any unit, floored for finer units. */
+/** Epoch milliseconds of a Timestamp column in seconds, microseconds or nanoseconds. */
 function timestampMillis(data: arrow.Data, unit: arrow.TimeUnit): Float64Array {
   const n = data.length;
   const words = int64WordsOf(data);
   switch (unit) {
     case arrow.TimeUnit.MILLISECOND:
-      return millisOfWords(words, n);
     case arrow.TimeUnit.SECOND: {
       // Exact wherever the result is within the Date range; anything else fails the range check.
-      const out = millisOfWords(words, n);
-      for (let i = 0; i < n; i++) out[i] = out[i]! * 1000;
+      const out = new Float64Array(n);
+      const scale = unit === arrow.TimeUnit.SECOND ? 1000 : 1;
+      for (let i = 0; i < n; i++) out[i] = (words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0)) * scale;
       return out;
     }
     case arrow.TimeUnit.MICROSECOND:
@@ -402,8 +416,9 @@ function exactInt64Words(values: Float64Array, isValid: (i: number) => boolean):
   let outside = false;
   for (let i = 0; i < n; i++) {
     const x = Math.trunc(values[i]!);
-    if (x >= -MAX_EXACT_INTEGER && x <= MAX_EXACT_INTEGER) setInt64Words(words, i, x);
-    else outside = true;
+    // Words for any value (garbage beyond the range, 0 for NaN), so the common path never branches.
+    setInt64Words(words, i, x);
+    if (!(Math.abs(x) <= MAX_EXACT_INTEGER)) outside = true;
   }
   if (outside) {
     for (let i = 0; i < n; i++) if (!isExactInteger(values[i]!) && isValid(i)) throw int64ResultBeyondRange(values[i]!);
@@ -432,7 +447,7 @@ export function int64WordsFromDoubles(values: Float64Array): Int32Array {
 
 /**
  * Timestamp words of epoch-ms doubles, fractions floored; a valid time outside the Date range
- * raises. Rows outside the range that are not valid are written as 0.
+ * raises. What null rows hold is unspecified.
  */
 function timestampWords(millis: Float64Array, isValid: (i: number) => boolean): Int32Array {
   const n = millis.length;
@@ -440,8 +455,8 @@ function timestampWords(millis: Float64Array, isValid: (i: number) => boolean): 
   let outside = false;
   for (let i = 0; i < n; i++) {
     const t = Math.floor(millis[i]!);
-    if (t >= -MAX_TIMESTAMP_MS && t <= MAX_TIMESTAMP_MS) setInt64Words(words, i, t);
-    else outside = true;
+    setInt64Words(words, i, t);
+    if (!(Math.abs(t) <= MAX_TIMESTAMP_MS)) outside = true;
   }
   if (outside) {
     for (let i = 0; i < n; i++) if (!isTime(Math.floor(millis[i]!)) && isValid(i)) throw timeOutOfRange(millis[i]!, undefined);
