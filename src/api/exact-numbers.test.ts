@@ -1,5 +1,5 @@
 import * as arrow from "apache-arrow";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { NumericRangeError } from "../errors/errors.js";
 import { WORKER_COUNTS } from "../testing/fixtures.js";
@@ -135,7 +135,19 @@ describe.each(WORKER_COUNTS)("int64 beyond 2^53 and microsecond times agree acro
       const df = await input(session);
       await expect(df.select("id").collect()).rejects.toThrow(NumericRangeError);
       await expect(df.select("id").collect()).rejects.toThrow('int64 column "id" holds 9007199254740993, beyond ±(2^53 - 1)');
+      // Computed in a task (in a worker thread with workers > 0): the class survives the thread boundary.
+      await expect(df.select(col("id").plus(1).alias("next")).collect()).rejects.toThrow(NumericRangeError);
       await expect(df.select(col("id").plus(1).alias("next")).collect()).rejects.toThrow('int64 column "id" holds 9007199254740993');
+      // show() prints every digit, as Spark shows its longs.
+      const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+      try {
+        await df.filter(col("v").leq(2)).select("id", "v").show();
+        expect(String(write.mock.calls[0]![0])).toBe(
+          ["+----------------+---+", "|              id|  v|", "+----------------+---+", "|9007199254740993|  1|", "|9007199254740992|  2|", "+----------------+---+", ""].join("\n"),
+        );
+      } finally {
+        write.mockRestore();
+      }
       // Within the range everything computes as before.
       expect(await df.filter(col("v").equalTo(5)).select(col("id").cast("string").alias("s"), col("v").plus(1).alias("w")).collect()).toEqual([{ s: "7", w: 6 }]);
     });

@@ -476,6 +476,17 @@ export function firstInexactRow(words: Int32Array, valid: Uint8Array | null): nu
   return -1;
 }
 
+/**
+ * Per row, the int64 of `words` minus its nearest double `nearest[i]`: exact (both lie within 2^11
+ * of each other, and hi * 2^32 - nearest is exact by Sterbenz's lemma), so the pair (double,
+ * residual) names every int64 exactly.
+ */
+export function int64Residuals(words: Int32Array, nearest: Float64Array): Int32Array {
+  const out = new Int32Array(nearest.length);
+  for (let i = 0; i < out.length; i++) out[i] = words[2 * i + 1]! * TWO_32 - nearest[i]! + (words[2 * i]! >>> 0);
+  return out;
+}
+
 /** The doubles nearest to each int64 of `words` (exact within ±(2^53 - 1)). */
 export function wordsToNumbers(words: Int32Array): Float64Array {
   const out = new Float64Array(words.length >> 1);

@@ -53,6 +53,8 @@ describe("rowsToBatch / batchToRows", () => {
     expect(() => batchToRows(batch)).toThrow(NumericRangeError);
     expect(() => batchToRows(batch)).toThrow('int64 column "l" holds 9007199254740993, beyond ±(2^53 - 1)');
     expect(batchToRows(rowsToBatch([{ l: 6n }, { l: -(2 ** 53 - 1) }], f))).toEqual([{ l: 6 }, { l: -(2 ** 53 - 1) }]);
+    // For display, such values may come back as bigints instead.
+    expect(batchToRows(batch, { bigintBeyondExact: true })).toEqual([{ l: 2n ** 53n + 1n }, { l: -(2n ** 63n) }, { l: 2 ** 53 - 1 }, { l: 6 }]);
   });
 
   it("floor a fraction of a millisecond, as every time conversion does, and refuse times outside the Date range", () => {

@@ -7,7 +7,7 @@ import { parseTimestamp } from "../kernels/temporal.js";
 import { Utf8Builder } from "../kernels/utf8.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 import { type Batch, makeBatch } from "./batch.js";
-import { MAX_TIMESTAMP_MS, numberColumn, readNumbers, setInt64FromBigInt, setInt64Words } from "./numeric-columns.js";
+import { isExactWords, MAX_TIMESTAMP_MS, numberColumn, readInt64, readNumbers, setInt64FromBigInt, setInt64Words } from "./numeric-columns.js";
 import { readValidity } from "./validity.js";
 
 /**
@@ -159,14 +159,23 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
   }
 }
 
+export interface RowOptions {
+  /**
+   * An int64 beyond ±(2^53 - 1) as a bigint rather than a NumericRangeError (for display, where
+   * the exact digits matter more than the row type).
+   */
+  readonly bigintBeyondExact?: boolean;
+}
+
 /**
  * Rows from a batch: timestamps as `Date`, windows as `{ start: Date, end: Date }`, int64 as
  * number, nulls as null. Keys follow the field order. An int64 beyond ±(2^53 - 1), which a number
- * cannot hold, raises NumericRangeError naming the column (`toArrow()` keeps it exact).
+ * cannot hold, raises NumericRangeError naming the column (`toArrow()` keeps it exact), unless
+ * `bigintBeyondExact` asks for a bigint.
  */
-export function batchToRows(batch: Batch): Record<string, unknown>[] {
+export function batchToRows(batch: Batch, options: RowOptions = {}): Record<string, unknown>[] {
   const n = batch.numRows;
-  const columns = batch.fields.map((f, c) => columnValues(batch.columns[c], f, n));
+  const columns = batch.fields.map((f, c) => columnValues(batch.columns[c], f, n, options));
   const names = batch.fields.map((f) => f.name);
   // A column named "__proto__" must become an own property, not the row's prototype.
   const plainNames = !names.includes("__proto__");
@@ -182,7 +191,7 @@ export function batchToRows(batch: Batch): Record<string, unknown>[] {
   return rows;
 }
 
-function columnValues(data: arrow.Data, field: Field, n: number): unknown[] {
+function columnValues(data: arrow.Data, field: Field, n: number, options: RowOptions): unknown[] {
   const { type, name } = field;
   const valid = readValidity(data);
   const out: unknown[] = new Array(n);
@@ -200,10 +209,18 @@ function columnValues(data: arrow.Data, field: Field, n: number): unknown[] {
       return fill((i) => values[i] === 1);
     }
     case "float64":
-    case "int32":
-    case "int64": {
+    case "int32": {
       const values = readNumbers(data, name);
       return fill((i) => values[i]);
+    }
+    case "int64": {
+      if (!options.bigintBeyondExact) {
+        const values = readNumbers(data, name);
+        return fill((i) => values[i]);
+      }
+      const { values, words } = readInt64(data, name);
+      if (words === null) return fill((i) => values[i]);
+      return fill((i) => (isExactWords(words[2 * i], words[2 * i + 1]) ? values[i] : (BigInt(words[2 * i + 1]) << 32n) + BigInt(words[2 * i] >>> 0)));
     }
     case "timestamp": {
       const values = readNumbers(data, name);

@@ -1,5 +1,5 @@
 import * as arrow from "apache-arrow";
-import { readInt64, readNumbers } from "../batch/numeric-columns.js";
+import { int64Residuals, readInt64 } from "../batch/numeric-columns.js";
 import { readValidity } from "../batch/validity.js";
 
 /**
@@ -34,8 +34,6 @@ export type KeyColumn =
       readonly valid: Uint8Array | null;
     };
 
-const TWO_32 = 4294967296;
-
 export function keyColumn(data: arrow.Data): KeyColumn {
   const type = data.type;
   if (arrow.DataType.isUtf8(type)) {
@@ -53,14 +51,7 @@ export function keyColumn(data: arrow.Data): KeyColumn {
     throw new TypeError(`a join key of Arrow type ${type} is not supported; use a string, number, boolean or timestamp column`);
   }
   const { values, words } = readInt64(data);
-  return { kind: "number", values, residuals: words === null ? null : residualsOf(words, values), valid: readValidity(data) };
-}
-
-/** int64 minus its nearest double, per row: exact, since both lie within 2^11 of each other. */
-function residualsOf(words: Int32Array, nearest: Float64Array): Int32Array {
-  const out = new Int32Array(nearest.length);
-  for (let i = 0; i < out.length; i++) out[i] = words[2 * i + 1]! * TWO_32 - nearest[i]! + (words[2 * i]! >>> 0);
-  return out;
+  return { kind: "number", values, residuals: words === null ? null : int64Residuals(words, values), valid: readValidity(data) };
 }
 
 function singleChunk(chunks: arrow.Data<arrow.Utf8>[]): arrow.Data<arrow.Utf8> {

@@ -1,7 +1,7 @@
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { boolColumn, field, float64Column, makeBatch, readNumbers, validityFromBytes, type Batch } from "../batch/batch.js";
-import { AnalysisError, MalformedRecordError, SluiceError } from "../errors/errors.js";
+import { AnalysisError, MalformedRecordError, NumericRangeError, SluiceError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
 import type { Task } from "./protocol.js";
 import { rowsOf, sampleBatch } from "./testing/sample-batch.js";
@@ -164,6 +164,7 @@ describe("packError / unpackError", () => {
     expect(m).toBeInstanceOf(MalformedRecordError);
     expect(m).toMatchObject({ name: "MalformedRecordError", message: "bad line", file: "/in.jsonl", line: 12 });
     expect(roundTrip(new AnalysisError("no column"))).toBeInstanceOf(AnalysisError);
+    expect(roundTrip(new NumericRangeError("beyond 2^53"))).toBeInstanceOf(NumericRangeError);
     const r = roundTrip(new RangeError("too big"));
     expect(r).toBeInstanceOf(RangeError);
     expect(r.stack).toContain("too big");
