@@ -1,5 +1,5 @@
 import { int64Text, int64WordsFromDoubles, MAX_EXACT_INTEGER, requireExactIntegers, wordsToNumbers } from "../batch/numeric-columns.js";
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, InternalError } from "../errors/errors.js";
 import { entryCount, entryText, spreadEntries } from "../kernels/columns.js";
 import { formatDouble, formatIntegral, parseBoolean, parseDouble, parseInt64Into, parseIntegral } from "../kernels/number-text.js";
 import { formatTimestamp, parseTimestamp } from "../kernels/temporal.js";
@@ -104,7 +104,7 @@ function castInt64Words(words: Int32Array, valid: Uint8Array | null, to: DType, 
       return { kind: "bool", values: bytes, valid };
     }
     default:
-      throw new Error(`internal: cast of int64 words to ${to}`);
+      throw new InternalError(`cast of int64 words to ${to}`);
   }
 }
 
@@ -152,7 +152,7 @@ function parserFor(to: DType): Parser {
     case "int32":
       return (s) => parseIntegral(s, -(2 ** 31), 2 ** 31 - 1);
     case "int64":
-      throw new Error("internal: int64 is parsed into words (int64FromStrings)");
+      throw new InternalError("int64 is parsed into words (int64FromStrings)");
     case "boolean":
       return parseBoolean;
     case "timestamp":

@@ -13,6 +13,7 @@ import {
   wordsToNumbers,
 } from "../batch/numeric-columns.js";
 import { nullProps, readValidity } from "../batch/validity.js";
+import { InternalError } from "../errors/errors.js";
 import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
 import { materializeStrings, stringsOf, type StringsView } from "../kernels/columns.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
@@ -141,7 +142,7 @@ export function dataOf(vec: Vec, type: DType, n: number): arrow.Data {
     case "num":
       if (type === "boolean" || type === "string" || type === "window") throw new Error(`internal: numbers for a ${type} column`);
       if (vec.words !== undefined) {
-        if (type !== "int64") throw new Error(`internal: int64 words for a ${type} column`);
+        if (type !== "int64") throw new InternalError(`int64 words for a ${type} column`);
         const { nullBitmap, nullCount } = nullProps(vec.valid, n);
         return int64ColumnOfWords(vec.words, n, nullBitmap, nullCount);
       }
