@@ -163,7 +163,7 @@ export type SchemaOfArrow<T extends arrow.TypeMap> = {
       ? "string"
       : T[K] extends arrow.Float
         ? "float64"
-        : T[K] extends arrow.Int64
+        : T[K] extends arrow.Int64 | arrow.Uint64 | arrow.Uint32
           ? "int64"
           : T[K] extends arrow.Int
             ? "int32"

@@ -2,6 +2,7 @@ import * as os from "node:os";
 import type * as arrow from "apache-arrow";
 import type { z } from "zod";
 import { type Batch, makeBatch } from "../batch/batch.js";
+import { canonicalColumn } from "../batch/numeric-columns.js";
 import { rowsToBatch } from "../batch/rows.js";
 import { sessionOptionsSchema, type SessionOptions } from "../config/options.js";
 import { validateOptions } from "../config/validate.js";
@@ -94,10 +95,14 @@ export class Session implements SessionInternals {
     return this.dataFrameOf(rowsToBatch(rows as readonly Record<string, unknown>[], fields));
   }
 
-  /** A static DataFrame over an Arrow table (its buffers are used as they are). */
+  /**
+   * A static DataFrame over an Arrow table. Columns already in Sluice's Arrow types are used as
+   * they are (no copy); others convert once, here (timestamps of other units to milliseconds,
+   * narrower integers and floats widened: see batch/numeric-columns.ts).
+   */
   fromArrow<T extends arrow.TypeMap>(table: arrow.Table<T>): DataFrame<SchemaOfArrow<T>> {
     const fields = table.schema.fields.map((f) => ({ name: f.name, type: dtypeOfArrow(f.type, f.name), nullable: f.nullable }));
-    const batches = table.batches.map((rb) => makeBatch(fields, rb.data.children, rb.numRows));
+    const batches = table.batches.map((rb) => makeBatch(fields, rb.data.children.map((d, i) => canonicalColumn(d, fields[i]!.type, fields[i]!.name)), rb.numRows));
     return this.tableFrame(() => batches, fields);
   }
 

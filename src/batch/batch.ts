@@ -1,5 +1,7 @@
 import * as arrow from "apache-arrow";
 import { arrowType } from "../schema/arrow-types.js";
+import { float64Column, int32Column, int64Column, timestampColumn } from "./numeric-columns.js";
+import { nullArgs, validityFromBytes } from "./validity.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 
 /**
@@ -59,71 +61,11 @@ export function toRecordBatch(batch: Batch): arrow.RecordBatch {
 }
 
 // ---- column builders from typed arrays: no per-value work beyond what the caller did ----
+// Numeric and time columns are built (and read) by numeric-columns.ts, validity by validity.ts.
 
-/** Validity bitmap from a per-row "is valid" byte array; null when every row is valid. */
-export function validityFromBytes(valid: Uint8Array, length: number): { bitmap: Uint8Array | undefined; nullCount: number } {
-  let nullCount = 0;
-  const bitmap = new Uint8Array((length + 7) >> 3);
-  for (let i = 0; i < length; i++) {
-    if (valid[i]) bitmap[i >> 3]! |= 1 << (i & 7);
-    else nullCount++;
-  }
-  return nullCount === 0 ? { bitmap: undefined, nullCount: 0 } : { bitmap, nullCount };
-}
-
-function nullArgs(nullBitmap: Uint8Array | undefined, nullCount: number | undefined, length: number) {
-  if (!nullBitmap) return { nullCount: 0 };
-  return { nullBitmap, nullCount: nullCount ?? countNulls(nullBitmap, length) };
-}
-
-export function countNulls(bitmap: Uint8Array, length: number): number {
-  let valid = 0;
-  for (let i = 0; i < length; i++) valid += (bitmap[i >> 3]! >> (i & 7)) & 1;
-  return length - valid;
-}
-
-export function float64Column(values: Float64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Float64> {
-  return arrow.makeData({ type: new arrow.Float64(), length: values.length, data: values, ...nullArgs(nullBitmap, nullCount, values.length) });
-}
-
-export function int32Column(values: Int32Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Int32> {
-  return arrow.makeData({ type: new arrow.Int32(), length: values.length, data: values, ...nullArgs(nullBitmap, nullCount, values.length) });
-}
-
-export function int64Column(values: BigInt64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Int64> {
-  return arrow.makeData({ type: new arrow.Int64(), length: values.length, data: values, ...nullArgs(nullBitmap, nullCount, values.length) });
-}
-
-/**
- * int64 words from float64 values: each value is written as a little-endian (low, high) pair of
- * 32-bit words, so no BigInt is created per value. Values are truncated toward zero.
- */
-function int64Words(values: Float64Array): BigInt64Array {
-  const out = new BigInt64Array(values.length);
-  const words = new Int32Array(out.buffer);
-  for (let i = 0; i < values.length; i++) {
-    const v = Math.trunc(values[i]!);
-    const hi = Math.floor(v / 4294967296);
-    words[2 * i] = v - hi * 4294967296;
-    words[2 * i + 1] = hi;
-  }
-  return out;
-}
-
-/** int64 column from float64 values (counts, sums): exact up to 2^53. */
-export function int64FromNumbers(values: Float64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Int64> {
-  return int64Column(int64Words(values), nullBitmap, nullCount);
-}
-
-/** Timestamp(ms) column from float64 epoch milliseconds. */
-export function timestampColumn(millis: Float64Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.TimestampMillisecond> {
-  return arrow.makeData({
-    type: new arrow.TimestampMillisecond(),
-    length: millis.length,
-    data: int64Words(millis),
-    ...nullArgs(nullBitmap, nullCount, millis.length),
-  });
-}
+export { float64Column, int32Column, int64Column, timestampColumn };
+export { int64FromNumbers, readNumbers } from "./numeric-columns.js";
+export { countNulls, readValidity, validityFromBytes } from "./validity.js";
 
 /** Boolean column from one byte per row (0 or 1). */
 export function boolColumn(bytes: Uint8Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Bool> {
@@ -199,57 +141,6 @@ export function isValid(data: arrow.Data, i: number): boolean {
   if (!bm || data.nullCount === 0) return true;
   const j = data.offset + i;
   return ((bm[j >> 3]! >> (j & 7)) & 1) === 1;
-}
-
-/**
- * Any numeric or timestamp column as float64 (epoch ms for timestamps). Zero-copy for float64;
- * int64/timestamp are read as 32-bit word pairs so no BigInt enters the loop.
- *
- * Arrow JS slices value and offset buffers when it slices `Data`, but not validity bitmaps or
- * bit-packed booleans: `data.offset` applies only to the latter.
- */
-export function readNumbers(data: arrow.Data): Float64Array {
-  const type = data.type;
-  const n = data.length;
-  const off = data.offset;
-  if (arrow.DataType.isFloat(type) && (type as arrow.Float).precision === arrow.Precision.DOUBLE) {
-    const v = data.values as Float64Array;
-    return v.length === n ? v : v.subarray(0, n);
-  }
-  const out = new Float64Array(n);
-  const bitWidth = arrow.DataType.isInt(type) ? (type as arrow.Int).bitWidth : arrow.DataType.isTimestamp(type) || arrow.DataType.isDate(type) ? 64 : 0;
-  if (bitWidth === 64) {
-    const v = data.values as BigInt64Array;
-    const words = new Int32Array(v.buffer, v.byteOffset, v.length * 2);
-    for (let i = 0; i < n; i++) {
-      const j = i * 2;
-      out[i] = words[j + 1]! * 4294967296 + (words[j]! >>> 0);
-    }
-    return out;
-  }
-  if (arrow.DataType.isBool(type)) {
-    const bytes = data.values as Uint8Array;
-    for (let i = 0; i < n; i++) {
-      const j = off + i;
-      out[i] = (bytes[j >> 3]! >> (j & 7)) & 1;
-    }
-    return out;
-  }
-  const v = data.values as ArrayLike<number>;
-  for (let i = 0; i < n; i++) out[i] = v[i]!;
-  return out;
-}
-
-/** Per-row validity as bytes (1 = valid), or null when the column has no nulls. */
-export function readValidity(data: arrow.Data): Uint8Array | null {
-  if (!data.nullBitmap || data.nullCount === 0) return null;
-  const out = new Uint8Array(data.length);
-  const bm = data.nullBitmap;
-  for (let i = 0; i < data.length; i++) {
-    const j = data.offset + i;
-    out[i] = (bm[j >> 3]! >> (j & 7)) & 1;
-  }
-  return out;
 }
 
 const decoder = new TextDecoder();

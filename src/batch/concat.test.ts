@@ -51,6 +51,16 @@ describe("concatBatches", () => {
     expect(() => concatBatches([])).toThrow(AnalysisError);
   });
 
+  it("converts parts held in other Arrow types exactly: Timestamp(us) floored to ms, Uint64 beyond 2^53 unrounded", () => {
+    const f = [field("t", "timestamp"), field("l", "int64")];
+    const micros = arrow.makeData({ type: new arrow.TimestampMicrosecond(), length: 2, data: BigInt64Array.of(-1n, 1500n) });
+    const unsigned = arrow.makeData({ type: new arrow.Uint64(), length: 2, data: BigUint64Array.of(2n ** 53n + 1n, 1n) });
+    const out = concatBatches([makeBatch(f, [micros, unsigned]), rowsToBatch([{ t: new Date(7), l: 3 }], f)]);
+    expect(out.columns.map((c) => String(c.type))).toEqual(["Timestamp<MILLISECOND>", "Int64"]);
+    expect(Array.from(out.columns[0]!.values as BigInt64Array)).toEqual([-1n, 1n, 7n]);
+    expect(Array.from(out.columns[1]!.values as BigInt64Array)).toEqual([2n ** 53n + 1n, 1n, 3n]);
+  });
+
   it("rejects batches whose columns differ", () => {
     const a = rowsToBatch([{ x: 1 }], [field("x", "float64")]);
     const b = rowsToBatch([{ y: 1 }], [field("y", "float64")]);

@@ -2,11 +2,12 @@ import * as arrow from "apache-arrow";
 import { AnalysisError } from "../errors/errors.js";
 import { assertNever } from "../expr/ast.js";
 import { copyBits, fillBits } from "../kernels/bits.js";
-import { columnLike, numberColumn } from "../kernels/build.js";
-import { concatStrings, numbersOf, stringsOf, validityOf } from "../kernels/columns.js";
+import { columnLike } from "../kernels/build.js";
+import { concatStrings, stringsOf } from "../kernels/columns.js";
 import { arrowType } from "../schema/arrow-types.js";
 import type { DType, Fields } from "../types/dtype.js";
 import { type Batch, emptyBatch, makeBatch } from "./batch.js";
+import { canonicalColumn } from "./numeric-columns.js";
 
 /**
  * Concatenation of batches into one, copying every column into fresh typed arrays in one pass.
@@ -55,11 +56,13 @@ export function concatColumns(parts: readonly arrow.Data[], type: DType): arrow.
     case "float64":
     case "int32":
     case "int64":
-    case "timestamp": {
-      const template = arrowType(type);
-      const same = parts.map((d) => (String(d.type) === String(template) ? d : numberColumn(type, numbersOf(d), validityOf(d))));
-      return concatFixedWidth(same, length, validity);
-    }
+    case "timestamp":
+      // Parts in another Arrow type (an Int8 "int32", a Timestamp(us)) convert exactly first.
+      return concatFixedWidth(
+        parts.map((d) => canonicalColumn(d, type)),
+        length,
+        validity,
+      );
     case "window": {
       const children = [0, 1].map((k) =>
         concatColumns(

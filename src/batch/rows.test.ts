@@ -1,6 +1,6 @@
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, NumericRangeError } from "../errors/errors.js";
 import type { Fields } from "../types/dtype.js";
 import { field } from "./batch.js";
 import { batchToRows, rowsToBatch } from "./rows.js";
@@ -39,6 +39,28 @@ describe("rowsToBatch / batchToRows", () => {
     expect(() => rowsToBatch([{ n: 1.5 }], f)).toThrow(/row 0, column "n".*int32/);
     expect(() => rowsToBatch([{ t: "soon" }], [field("t", "timestamp")])).toThrow(/row 0, column "t".*timestamp/);
     expect(() => rowsToBatch([{ w: { start: 1 } }], [field("w", "window")])).toThrow(/row 0, column "w".*window/);
+  });
+
+  it("keep int64 exact from bigints, refuse unsafe numbers, and refuse to hand back an int64 a number cannot hold", () => {
+    const f = [field("l", "int64")];
+    const batch = rowsToBatch([{ l: 2n ** 53n + 1n }, { l: -(2n ** 63n) }, { l: 2 ** 53 - 1 }, { l: 6n }], f);
+    expect(Array.from(batch.columns[0]!.values as BigInt64Array)).toEqual([2n ** 53n + 1n, -(2n ** 63n), 2n ** 53n - 1n, 6n]);
+    // A number past 2^53 - 1 may already be rounded (2 ** 53 + 1 === 2 ** 53), so only a bigint says it exactly.
+    expect(() => rowsToBatch([{ l: 2 ** 53 }], f)).toThrow(
+      'row 0, column "l": expected a safe integer (within ±(2^53 - 1)) or a bigint within the int64 range (int64), got number 9007199254740992',
+    );
+    expect(() => rowsToBatch([{ l: 2n ** 63n }], f)).toThrow(/row 0, column "l": expected a safe integer/);
+    expect(() => batchToRows(batch)).toThrow(NumericRangeError);
+    expect(() => batchToRows(batch)).toThrow('int64 column "l" holds 9007199254740993, beyond ±(2^53 - 1)');
+    expect(batchToRows(rowsToBatch([{ l: 6n }, { l: -(2 ** 53 - 1) }], f))).toEqual([{ l: 6 }, { l: -(2 ** 53 - 1) }]);
+    // For display, such values may come back as bigints instead.
+    expect(batchToRows(batch, { bigintBeyondExact: true })).toEqual([{ l: 2n ** 53n + 1n }, { l: -(2n ** 63n) }, { l: 2 ** 53 - 1 }, { l: 6 }]);
+  });
+
+  it("floor a fraction of a millisecond, as every time conversion does, and refuse times outside the Date range", () => {
+    const f = [field("t", "timestamp")];
+    expect(batchToRows(rowsToBatch([{ t: -0.5 }, { t: 1.5 }, { t: -1.5 }], f))).toEqual([{ t: new Date(-1) }, { t: new Date(1) }, { t: new Date(-2) }]);
+    expect(() => rowsToBatch([{ t: 8.64e15 + 1 }], f)).toThrow(/row 0, column "t": expected a Date, epoch milliseconds within ±8.64e15/);
   });
 
   it("reject a null in a non-nullable column", () => {

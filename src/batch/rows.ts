@@ -1,12 +1,14 @@
 import type * as arrow from "apache-arrow";
 import { AnalysisError } from "../errors/errors.js";
 import { assertNever } from "../expr/ast.js";
-import { boolColumnOf, numberColumn, stringColumnOf, windowColumnOf } from "../kernels/build.js";
-import { numbersOf, stringAt, stringsOf, validityOf } from "../kernels/columns.js";
+import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { stringAt, stringsOf } from "../kernels/columns.js";
 import { parseTimestamp } from "../kernels/temporal.js";
 import { Utf8Builder } from "../kernels/utf8.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 import { type Batch, makeBatch } from "./batch.js";
+import { isExactWords, MAX_TIMESTAMP_MS, numberColumn, readInt64, readNumbers, setInt64FromBigInt, setInt64Words } from "./numeric-columns.js";
+import { readValidity } from "./validity.js";
 
 /**
  * Conversion between JavaScript rows and columnar batches, for memory sources, `collect()` and
@@ -19,9 +21,9 @@ const EXPECTED: Readonly<Record<DType, string>> = {
   string: "a string",
   float64: "a number",
   int32: "an integer in the int32 range",
-  int64: "an integer within ±2^53",
+  int64: "a safe integer (within ±(2^53 - 1)) or a bigint within the int64 range",
   boolean: "a boolean",
-  timestamp: "a Date, epoch milliseconds or an ISO-8601 string",
+  timestamp: "a Date, epoch milliseconds within ±8.64e15 or an ISO-8601 string",
   window: "a window { start, end } of Dates",
 };
 
@@ -43,26 +45,32 @@ function cell(row: Record<string, unknown>, name: string): unknown {
   return name === "__proto__" && !Object.hasOwn(row, name) ? undefined : row[name];
 }
 
-/** Epoch ms of a timestamp input, or null when it is not one. */
+/**
+ * Epoch ms of a timestamp input, or null when it is not one. A fraction of a millisecond is floored
+ * (numeric-columns.ts: times round toward negative infinity).
+ */
 function timestampValue(v: unknown): number | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.getTime();
-  if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : null;
+  if (typeof v === "number") return Math.abs(v) <= MAX_TIMESTAMP_MS ? Math.floor(v) : null;
   if (typeof v === "string") return parseTimestamp(v);
   return null;
 }
 
-/** The number a numeric field stores for `v`, or null when `v` does not fit the field. */
-function numberValue(v: unknown, type: DType): number | null {
-  const x = typeof v === "bigint" && type === "int64" ? Number(v) : v;
-  if (typeof x !== "number") return null;
-  switch (type) {
-    case "int32":
-      return Number.isInteger(x) && x >= -(2 ** 31) && x < 2 ** 31 ? x : null;
-    case "int64":
-      return Number.isSafeInteger(x) ? x : null;
-    default:
-      return x;
-  }
+/** The number a float64 or int32 field stores for `v`, or null when `v` does not fit the field. */
+function numberValue(v: unknown, type: "float64" | "int32"): number | null {
+  if (typeof v !== "number") return null;
+  return type === "float64" || (Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31) ? v : null;
+}
+
+/**
+ * Writes an int64 input at row `i`: a safe integer, or a bigint (exact over the whole int64 range,
+ * since a number beyond ±(2^53 - 1) may already be rounded). False when `v` is neither.
+ */
+function writeInt64(words: Int32Array, i: number, v: unknown): boolean {
+  if (typeof v === "bigint") return setInt64FromBigInt(words, i, v);
+  if (!Number.isSafeInteger(v)) return false;
+  setInt64Words(words, i, v as number);
+  return true;
 }
 
 /** A batch from rows; throws `AnalysisError` naming the row, column and expected type on a bad value. */
@@ -116,7 +124,6 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
     }
     case "float64":
     case "int32":
-    case "int64":
     case "timestamp": {
       const values = new Float64Array(n);
       const type = field.type;
@@ -126,6 +133,13 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
         values[i] = x;
       });
       return numberColumn(type, values, validity());
+    }
+    case "int64": {
+      const words = new Int32Array(2 * n);
+      each((v, i) => {
+        if (!writeInt64(words, i, v)) throw badValue(i, field, v);
+      });
+      return numberColumn("int64", new Float64Array(n), validity(), words);
     }
     case "window": {
       const starts = new Float64Array(n);
@@ -145,13 +159,23 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
   }
 }
 
+export interface RowOptions {
+  /**
+   * An int64 beyond ±(2^53 - 1) as a bigint rather than a NumericRangeError (for display, where
+   * the exact digits matter more than the row type).
+   */
+  readonly bigintBeyondExact?: boolean;
+}
+
 /**
  * Rows from a batch: timestamps as `Date`, windows as `{ start: Date, end: Date }`, int64 as
- * number, nulls as null. Keys follow the field order.
+ * number, nulls as null. Keys follow the field order. An int64 beyond ±(2^53 - 1), which a number
+ * cannot hold, raises NumericRangeError naming the column (`toArrow()` keeps it exact), unless
+ * `bigintBeyondExact` asks for a bigint.
  */
-export function batchToRows(batch: Batch): Record<string, unknown>[] {
+export function batchToRows(batch: Batch, options: RowOptions = {}): Record<string, unknown>[] {
   const n = batch.numRows;
-  const columns = batch.fields.map((f, c) => columnValues(batch.columns[c], f.type, n));
+  const columns = batch.fields.map((f, c) => columnValues(batch.columns[c], f, n, options));
   const names = batch.fields.map((f) => f.name);
   // A column named "__proto__" must become an own property, not the row's prototype.
   const plainNames = !names.includes("__proto__");
@@ -167,8 +191,9 @@ export function batchToRows(batch: Batch): Record<string, unknown>[] {
   return rows;
 }
 
-function columnValues(data: arrow.Data, type: DType, n: number): unknown[] {
-  const valid = validityOf(data);
+function columnValues(data: arrow.Data, field: Field, n: number, options: RowOptions): unknown[] {
+  const { type, name } = field;
+  const valid = readValidity(data);
   const out: unknown[] = new Array(n);
   const fill = (value: (i: number) => unknown): unknown[] => {
     for (let i = 0; i < n; i++) out[i] = valid === null || valid[i] ? value(i) : null;
@@ -180,22 +205,30 @@ function columnValues(data: arrow.Data, type: DType, n: number): unknown[] {
       return fill((i) => stringAt(view, i));
     }
     case "boolean": {
-      const values = numbersOf(data);
+      const values = readNumbers(data);
       return fill((i) => values[i] === 1);
     }
     case "float64":
-    case "int32":
-    case "int64": {
-      const values = numbersOf(data);
+    case "int32": {
+      const values = readNumbers(data, name);
       return fill((i) => values[i]);
     }
+    case "int64": {
+      if (!options.bigintBeyondExact) {
+        const values = readNumbers(data, name);
+        return fill((i) => values[i]);
+      }
+      const { values, words } = readInt64(data, name);
+      if (words === null) return fill((i) => values[i]);
+      return fill((i) => (isExactWords(words[2 * i], words[2 * i + 1]) ? values[i] : (BigInt(words[2 * i + 1]) << 32n) + BigInt(words[2 * i] >>> 0)));
+    }
     case "timestamp": {
-      const values = numbersOf(data);
+      const values = readNumbers(data, name);
       return fill((i) => new Date(values[i]));
     }
     case "window": {
-      const starts = numbersOf(data.children[0]);
-      const ends = numbersOf(data.children[1]);
+      const starts = readNumbers(data.children[0], `${name}.start`);
+      const ends = readNumbers(data.children[1], `${name}.end`);
       return fill((i) => ({ start: new Date(starts[i]), end: new Date(ends[i]) }));
     }
     default:

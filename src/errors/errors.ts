@@ -31,6 +31,16 @@ export class MalformedRecordError extends SluiceError {
   }
 }
 
+/**
+ * A value outside the range Sluice computes with exactly: an int64 beyond ±(2^53 - 1) used as a
+ * number (arithmetic, comparison, aggregate, `collect()`), an int64 result beyond that range, a
+ * Uint64 above the int64 maximum, or a time outside JavaScript's Date range. Raised instead of a
+ * silently rounded answer; `batch/numeric-columns.ts` states the rules.
+ */
+export class NumericRangeError extends SluiceError {
+  override name = "NumericRangeError";
+}
+
 /** A checkpoint that does not belong to this query, is corrupt, or has a gap. */
 export class CheckpointError extends SluiceError {
   override name = "CheckpointError";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { field, makeBatch } from "../batch/batch.js";
 import { batchToRows, rowsToBatch } from "../batch/rows.js";
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, NumericRangeError } from "../errors/errors.js";
 import type { DType } from "../types/dtype.js";
 import type { Expr } from "./ast.js";
 import { evaluate } from "./compile.js";
@@ -36,6 +36,45 @@ describe("cast from string", () => {
       new Date("2024-01-01T12:00:00.500Z"),
       null,
     ]);
+  });
+});
+
+describe("casts of int64 beyond ±(2^53 - 1)", () => {
+  /** CAST over an int64 column built from bigints (rows cannot carry such values as numbers). */
+  const castLongs = (to: DType, values: bigint[]) => cast("int64", to, values);
+
+  it("parse and print every digit, where they used to round to the nearest double", () => {
+    expect(castLongs("string", [2n ** 53n + 1n, -(2n ** 63n), 2n ** 63n - 1n, 5n])).toEqual(["9007199254740993", "-9223372036854775808", "9223372036854775807", "5"]);
+    const parsed = evaluate(
+      { kind: "cast", child: { kind: "col", name: "v" }, to: "int64" },
+      rowsToBatch(["9007199254740993", " -9223372036854775808 ", "9223372036854775808", "12.9"].map((v) => ({ v })), [field("v", "string")]),
+    );
+    expect(Array.from(parsed.values as BigInt64Array).filter((_, i) => i !== 2)).toEqual([2n ** 53n + 1n, -(2n ** 63n), 12n]);
+    expect(parsed.nullCount).toBe(1);
+  });
+
+  it("keep the low word for int32 and test for zero for boolean exactly; float64 takes the nearest double", () => {
+    expect(castLongs("int32", [2n ** 53n + 5n, -(2n ** 53n) - 1n])).toEqual([5, -1]);
+    expect(castLongs("boolean", [2n ** 60n, 0n])).toEqual([true, false]);
+    expect(castLongs("float64", [2n ** 53n + 1n])).toEqual([2 ** 53]);
+  });
+
+  it("write a double cast to int64 as its exact integer, saturating as Java does", () => {
+    const longs = evaluate({ kind: "cast", child: { kind: "col", name: "v" }, to: "int64" }, rowsToBatch([{ v: 2 ** 60 }, { v: 1e19 }, { v: -2.5 }], [field("v", "float64")]));
+    expect(Array.from(longs.values as BigInt64Array)).toEqual([2n ** 60n, 2n ** 63n - 1n, -2n]);
+  });
+
+  it("print an integral double beyond 2^53 with its exact digits, as to_json does (not JavaScript's 1152921504606847000)", () => {
+    const text = evaluate({ kind: "lit", value: 2 ** 60, type: "string" }, rowsToBatch([{}], []));
+    expect(batchToRows(makeBatch([field("s", "string")], [text]))).toEqual([{ s: "1152921504606846976" }]);
+  });
+
+  it("raise instead of computing with them, or of printing a computed int64 that may be rounded", () => {
+    expect(() => castLongs("timestamp", [2n ** 53n + 1n])).toThrow(NumericRangeError);
+    const big = rowsToBatch([{ v: 2 ** 52 }], [field("v", "int64")]);
+    const doubled = { kind: "arith", op: "*", left: { kind: "col", name: "v" }, right: { kind: "lit", value: 4, type: "int64" } } as const;
+    expect(() => evaluate(doubled, big)).toThrow("an int64 result of 18014398509481984 is beyond ±(2^53 - 1)");
+    expect(() => evaluate({ kind: "cast", child: doubled, to: "string" }, big)).toThrow(NumericRangeError);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Batch } from "../batch/batch.js";
+import { readValidity } from "../batch/validity.js";
 import { AnalysisError } from "../errors/errors.js";
 import { andValidity } from "../kernels/bits.js";
-import { validityOf } from "../kernels/columns.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
 import type { ColType, DType, Fields } from "../types/dtype.js";
 import { type CmpOp, type Expr, type ExprOf, unalias } from "./ast.js";
@@ -28,7 +28,7 @@ export function compileColumn(name: string, fields: Fields): Compiled {
   const index = fields.findIndex((f) => f.name === name);
   if (index >= 0) {
     const field = fields[index];
-    return { type: field, constant: null, run: (b) => vecOf(b.columns[index], field.type), passThrough: (b) => b.columns[index] };
+    return { type: field, constant: null, run: (b) => vecOf(b.columns[index], field.type, field.name), passThrough: (b) => b.columns[index] };
   }
   const type = lookupColumn(name, fields); // throws the unresolved-column error when not a window member
   const dot = name.lastIndexOf(".");
@@ -39,8 +39,8 @@ export function compileColumn(name: string, fields: Fields): Compiled {
     constant: null,
     run: (b) => {
       const struct = b.columns[parent];
-      const member = vecOf(struct.children[child], "timestamp");
-      const structValid = validityOf(struct);
+      const member = vecOf(struct.children[child], "timestamp", name);
+      const structValid = readValidity(struct);
       // A null window has null members; the child alone would show whatever its slot holds.
       return structValid === null ? member : { kind: "num", values: (member as NumVec).values, valid: andValidity(structValid, member.valid) };
     },

@@ -5,7 +5,8 @@ import type { NumVec } from "./eval-vec.js";
 
 /**
  * Arithmetic with Spark's non-ANSI semantics. int32 results wrap around at 32 bits (as Java ints
- * do); int64 results are computed in float64, exact up to 2^53 (Sluice's documented int64 range);
+ * do); int64 results are computed in float64, exact within ±(2^53 - 1), and one beyond raises
+ * NumericRangeError when it is written (batch/numeric-columns.ts);
  * `/` always yields float64; `/` and `%` by zero yield null instead of failing.
  */
 export function arithmetic(op: ArithOp, left: NumVec, right: NumVec, resultType: DType, n: number): NumVec {

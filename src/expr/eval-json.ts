@@ -1,3 +1,4 @@
+import { int64Text, requireExactIntegers } from "../batch/numeric-columns.js";
 import { andValidity } from "../kernels/bits.js";
 import type { StringsView } from "../kernels/columns.js";
 import type { DType } from "../types/dtype.js";
@@ -7,9 +8,9 @@ import {
   COMMA,
   doubleTexts,
   escapedStrings,
-  exactIntegerText,
   FALSE,
   formatEach,
+  formatRows,
   FOUR_DIGIT_YEARS_FROM,
   FOUR_DIGIT_YEARS_TO,
   integerWidth,
@@ -103,10 +104,15 @@ function prepare(node: JsonNode, n: number): Prepared {
   switch (type) {
     case "int32":
     case "int64": {
+      if (vec.kind === "num" && vec.words !== undefined) {
+        // Exact int64 words (values beyond ±(2^53 - 1)): every digit from the words.
+        const words = vec.words;
+        return { k: "text", view: formatRows(vec.valid, n, (i) => int64Text(words[2 * i], words[2 * i + 1])), quote: false, valid: vec.valid };
+      }
       const v = asNum(vec);
-      return allWithin(v.values, v.valid, n, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
-        ? { k: "int", values: v.values, valid: v.valid }
-        : { k: "text", view: formatEach(v.values, v.valid, n, exactIntegerText), quote: false, valid: v.valid };
+      // Read values are exact; a computed int64 beyond ±(2^53 - 1) may be rounded, which raises.
+      requireExactIntegers(v.values, v.valid);
+      return { k: "int", values: v.values, valid: v.valid };
     }
     case "float64": {
       const v = asNum(vec);

@@ -1,3 +1,4 @@
+import { MAX_TIMESTAMP_MS } from "../batch/numeric-columns.js";
 import { AnalysisError } from "../errors/errors.js";
 import { formatDouble, formatIntegral, parseBoolean, parseDouble, parseIntegral } from "../kernels/number-text.js";
 import { parseTimestamp } from "../kernels/temporal.js";
@@ -11,8 +12,9 @@ const INT64_LIMIT = 2 ** 63;
 
 /**
  * A literal's value in the representation of a column of type `type`: numbers for numeric types,
- * epoch milliseconds for timestamps (a timestamp literal holds epoch ms; text is read as
- * ISO-8601), strings and booleans as themselves. A value that does not convert is null, as
+ * epoch milliseconds for timestamps (a timestamp literal holds epoch ms, a fraction floored as
+ * batch/numeric-columns.ts floors times; text is read as ISO-8601), strings and booleans as
+ * themselves. A value that does not convert is null, as
  * Spark's implicit casts give.
  */
 export function literalValue(value: Literal, type: DType): Constant["value"] {
@@ -25,7 +27,7 @@ export function literalValue(value: Literal, type: DType): Constant["value"] {
     case "int64":
       return integral(value, -INT64_LIMIT, INT64_LIMIT - 1);
     case "timestamp":
-      return typeof value === "number" ? Math.trunc(value) : typeof value === "string" ? parseTimestamp(value) : null;
+      return typeof value === "number" ? (Math.abs(value) <= MAX_TIMESTAMP_MS ? Math.floor(value) : null) : typeof value === "string" ? parseTimestamp(value) : null;
     case "boolean":
       return typeof value === "boolean" ? value : typeof value === "number" ? value !== 0 : parseBoolean(value);
     case "string":

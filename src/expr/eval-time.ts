@@ -1,5 +1,6 @@
+import { int64WordsOfProducts, MAX_EXACT_INTEGER } from "../batch/numeric-columns.js";
 import { floorMod, hourOf, type TruncUnit, truncTimestamp } from "../kernels/temporal.js";
-import type { NumVec, WinVec } from "./eval-vec.js";
+import { int64Vec, type NumVec, type WinVec } from "./eval-vec.js";
 
 /** Time functions over epoch-millisecond vectors, in UTC. */
 
@@ -47,6 +48,14 @@ export function epochUnits(ts: NumVec, unit: "seconds" | "millis" | "micros", n:
   const out = new Float64Array(n);
   const t = ts.values;
   if (unit === "seconds") for (let i = 0; i < n; i++) out[i] = Math.floor(t[i] / 1000);
-  else for (let i = 0; i < n; i++) out[i] = t[i] * 1000;
+  else {
+    let beyond = false;
+    for (let i = 0; i < n; i++) {
+      out[i] = t[i] * 1000;
+      if (Math.abs(out[i]) > MAX_EXACT_INTEGER) beyond = true;
+    }
+    // Microseconds after 2255 (or before 1685) pass 2^53: exact words instead of rounded doubles.
+    if (beyond) return int64Vec(int64WordsOfProducts(t.subarray(0, n), 1000), ts.valid);
+  }
   return { kind: "num", values: out, valid: ts.valid };
 }

@@ -1,8 +1,21 @@
 import * as arrow from "apache-arrow";
 import type { Batch } from "../batch/batch.js";
 import { unpackBits } from "../kernels/bits.js";
-import { boolColumnOf, numberColumn, stringColumnOf, windowColumnOf } from "../kernels/build.js";
-import { materializeStrings, numbersOf, stringsOf, type StringsView, validityOf } from "../kernels/columns.js";
+import {
+  firstInexactRow,
+  int64BeyondRangeError,
+  int64ColumnOfWords,
+  int64WordsFromDoubles,
+  MAX_EXACT_INTEGER,
+  numberColumn,
+  readInt64,
+  readNumbers,
+  wordsToNumbers,
+} from "../batch/numeric-columns.js";
+import { nullProps, readValidity } from "../batch/validity.js";
+import { InternalError } from "../errors/errors.js";
+import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { materializeStrings, stringsOf, type StringsView } from "../kernels/columns.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
 import type { ColType, DType } from "../types/dtype.js";
 import { assertNever } from "./ast.js";
@@ -12,7 +25,8 @@ import { assertNever } from "./ast.js";
  * type has one shape, chosen so kernels run on plain typed arrays:
  *
  * - numbers and timestamps: float64 values (epoch ms for timestamps; int32 results are kept
- *   wrapped to 32 bits, int64 results are exact up to 2^53);
+ *   wrapped to 32 bits, int64 results are exact within ±(2^53 - 1)); an int64 vector holding a
+ *   value beyond that range carries its exact words instead (see `NumVec.words`);
  * - booleans: one byte per row;
  * - strings: offsets + bytes, possibly through dictionary indices (constants are a one-entry
  *   dictionary, so they cost no per-row bytes);
@@ -32,6 +46,13 @@ interface VecBase {
 export interface NumVec extends VecBase {
   readonly kind: "num";
   readonly values: Float64Array;
+  /**
+   * The exact int64 values as (low, high) word pairs, present only when some valid value lies
+   * beyond ±(2^53 - 1) (numeric-columns.ts). Such a vector's `values` raise NumericRangeError when
+   * read, so a kernel that computes with doubles can never use a rounded value; the exact
+   * consumers (output, casts, to_json, ordering) read the words.
+   */
+  readonly words?: Int32Array;
 }
 export interface BoolVec extends VecBase {
   readonly kind: "bool";
@@ -68,21 +89,43 @@ export interface Compiled {
   readonly passThrough?: (batch: Batch) => arrow.Data | null;
 }
 
-/** Reads a column of Sluice type `type` (zero-copy where the Arrow layout allows). */
-export function vecOf(data: arrow.Data, type: DType): Vec {
-  const valid = validityOf(data);
+/**
+ * An int64 vector over exact words. When every valid value is within ±(2^53 - 1) it is a plain
+ * vector of doubles; otherwise reading `values` raises NumericRangeError for the first valid
+ * value beyond, naming `column`.
+ */
+export function int64Vec(words: Int32Array, valid: Uint8Array | null, column?: string, source?: arrow.Data): NumVec {
+  const beyond = firstInexactRow(words, valid);
+  if (beyond < 0) return { kind: "num", values: wordsToNumbers(words), valid, source };
+  return {
+    kind: "num",
+    words,
+    valid,
+    source,
+    get values(): Float64Array {
+      throw int64BeyondRangeError(words, beyond, column);
+    },
+  };
+}
+
+/** Reads a column of Sluice type `type` (zero-copy where the Arrow layout allows); `column` names it in errors. */
+export function vecOf(data: arrow.Data, type: DType, column?: string): Vec {
+  const valid = readValidity(data);
   switch (type) {
+    case "int64": {
+      const { values, words } = readInt64(data, column);
+      return words === null ? { kind: "num", values, valid, source: data } : int64Vec(words, valid, column, data);
+    }
     case "float64":
     case "int32":
-    case "int64":
     case "timestamp":
-      return { kind: "num", values: numbersOf(data), valid, source: data };
+      return { kind: "num", values: readNumbers(data, column), valid, source: data };
     case "boolean":
       return { kind: "bool", values: boolBytes(data), valid, source: data };
     case "string":
       return { kind: "str", strings: stringsOf(data), valid, source: data };
     case "window":
-      return { kind: "win", start: numbersOf(data.children[0]), end: numbersOf(data.children[1]), valid, source: data };
+      return { kind: "win", start: readNumbers(data.children[0], column), end: readNumbers(data.children[1], column), valid, source: data };
     default:
       return assertNever(type, "type");
   }
@@ -98,6 +141,11 @@ export function dataOf(vec: Vec, type: DType, n: number): arrow.Data {
   switch (vec.kind) {
     case "num":
       if (type === "boolean" || type === "string" || type === "window") throw new Error(`internal: numbers for a ${type} column`);
+      if (vec.words !== undefined) {
+        if (type !== "int64") throw new InternalError(`int64 words for a ${type} column`);
+        const { nullBitmap, nullCount } = nullProps(vec.valid, n);
+        return int64ColumnOfWords(vec.words, n, nullBitmap, nullCount);
+      }
       return numberColumn(type, vec.values.length === n ? vec.values : vec.values.subarray(0, n), vec.valid);
     case "bool":
       return boolColumnOf(vec.values, vec.valid);
@@ -117,9 +165,17 @@ export function constantVec(constant: Constant, type: DType, n: number): Vec {
   const { value } = constant;
   const valid = value === null ? new Uint8Array(n) : null;
   switch (type) {
+    case "int64":
+      if (typeof value === "number" && Math.abs(value) > MAX_EXACT_INTEGER) {
+        // Literals are clamped to the int64 range already; the words hold the integer exactly.
+        const one = int64WordsFromDoubles(Float64Array.of(value));
+        const words = new Int32Array(2 * n);
+        for (let i = 0; i < n; i++) words.set(one, 2 * i);
+        return int64Vec(words, valid);
+      }
+      return { kind: "num", values: new Float64Array(n).fill(typeof value === "number" ? value : 0), valid };
     case "float64":
     case "int32":
-    case "int64":
     case "timestamp":
       return { kind: "num", values: new Float64Array(n).fill(typeof value === "number" ? value : 0), valid };
     case "boolean":

@@ -161,19 +161,16 @@ export function writeInteger(out: Uint8Array, p: number, x: number): number {
   return p + d + 8;
 }
 
-/**
- * An integer beyond 2^53 in all its digits (the exact value the float64 holds, which is the int64's
- * when it was representable), not JavaScript's shortest form ("1152921504606847000").
- */
-export function exactIntegerText(x: number): string {
-  return Number.isFinite(x) ? BigInt(Math.trunc(x)).toString() : "0";
-}
-
 /** Text pieces from a per-value formatter (for the rare values the fast paths do not cover). */
 export function formatEach(values: Float64Array, valid: Uint8Array | null, n: number, format: (x: number) => string): StringsView {
+  return formatRows(valid, n, (i) => format(values[i]));
+}
+
+/** Text pieces from a per-row formatter, called for valid rows only. */
+export function formatRows(valid: Uint8Array | null, n: number, format: (row: number) => string): StringsView {
   const builder = new Utf8Builder(n, n * 16);
   for (let i = 0; i < n; i++) {
-    if (valid === null || valid[i]) builder.appendString(format(values[i]));
+    if (valid === null || valid[i]) builder.appendString(format(i));
     else builder.endRow();
   }
   return { ...builder.finish(), indices: null };

@@ -2,10 +2,11 @@ import type * as arrow from "apache-arrow";
 import { type Batch, emptyColumn, makeBatch } from "../batch/batch.js";
 import { concatColumns } from "../batch/concat.js";
 import { AnalysisError } from "../errors/errors.js";
-import { boolColumnOf, numberColumn, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { numberColumn } from "../batch/numeric-columns.js";
+import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
 import { dtypeOfArrow } from "../schema/arrow-types.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
-import { canonicalColumn } from "./canonical-column.js";
+import { fileColumn } from "./file-column.js";
 
 /**
  * The columns a query expects, taken by name from an Arrow table read from a file (Parquet or
@@ -26,7 +27,7 @@ export function batchFromArrowTable(table: arrow.Table, fields: Fields, file: st
     const index = table.schema.fields.findIndex((c) => c.name === f.name);
     if (index < 0) return nullColumn(f.type, n);
     const chunks = table.getChildAt(index)!.data.filter((d) => d.length > 0);
-    const data = chunks.length === 0 ? emptyColumn(f.type) : canonicalColumn(chunks.length === 1 ? chunks[0]! : concatColumns(chunks, f.type), f.type);
+    const data = chunks.length === 0 ? emptyColumn(f.type) : fileColumn(chunks.length === 1 ? chunks[0]! : concatColumns(chunks, f.type), f.type, f.name);
     if (!f.nullable && data.nullCount > 0) {
       throw new AnalysisError(`${format} file ${file}: column "${f.name}" holds ${data.nullCount} null${data.nullCount === 1 ? "" : "s"}, but the schema declares it not nullable; make the field nullable`);
     }

@@ -1,5 +1,7 @@
 import * as arrow from "apache-arrow";
-import { boolColumn, float64Column, int32Column, int64Column, utf8Column, validityFromBytes } from "../batch/batch.js";
+import { boolColumn, utf8Column } from "../batch/batch.js";
+import { float64Column, int32Column, int64ColumnOfWords, timestampColumnOfWords } from "../batch/numeric-columns.js";
+import { validityFromBytes } from "../batch/validity.js";
 import { AnalysisError } from "../errors/errors.js";
 import type { DType, Fields } from "../types/dtype.js";
 import { unescapeInto } from "./json-escapes.js";
@@ -197,31 +199,12 @@ export class ColumnAccumulators {
         case KIND_INT32:
           return int32Column(trimmed(this.int32s[f]!, numRows), bitmap, nullCount);
         case KIND_INT64:
-          return int64Column(this.int64Values(f, numRows), bitmap, nullCount);
+          return int64ColumnOfWords(trimmed(this.words[f]!, numRows * 2), numRows, bitmap, nullCount);
         case KIND_BOOLEAN:
           return boolColumn(this.bools[f]!.subarray(0, numRows), bitmap, nullCount);
         default:
-          return timestampFromInt64(this.int64Values(f, numRows), bitmap, nullCount);
+          return timestampColumnOfWords(trimmed(this.words[f]!, numRows * 2), numRows, bitmap, nullCount);
       }
     });
   }
-
-  private int64Values(f: number, numRows: number): BigInt64Array {
-    const words = trimmed(this.words[f]!, numRows * 2);
-    return new BigInt64Array(words.buffer, words.byteOffset, numRows);
-  }
-}
-
-/**
- * Timestamp(ms) column over int64 epoch milliseconds already in place. `batch.ts` builds
- * timestamps from float64 only, converting each value through BigInt; here the words are
- * written directly, so the column is wrapped as is.
- */
-function timestampFromInt64(values: BigInt64Array, nullBitmap: Uint8Array | undefined, nullCount: number): arrow.Data<arrow.TimestampMillisecond> {
-  return arrow.makeData({
-    type: new arrow.TimestampMillisecond(),
-    length: values.length,
-    data: values,
-    ...(nullBitmap ? { nullBitmap, nullCount } : { nullCount: 0 }),
-  });
 }

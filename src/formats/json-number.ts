@@ -22,25 +22,6 @@ export function asciiText(src: Uint8Array, start: number, end: number): string {
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const TWO_32 = 4294967296;
 
-/** Writes a safe integer as the little-endian 32-bit word pair of an int64 at row `row`. */
-export function writeInt64Words(words: Int32Array, row: number, value: number): void {
-  const high = Math.floor(value / TWO_32);
-  words[2 * row] = value - high * TWO_32; // ToInt32 wraps 0..2^32-1 into the low word's bits
-  words[2 * row + 1] = high;
-}
-
-/**
- * Integer text too long for a double's exact range: parsed with BigInt (slow path, 16+ digits).
- * Returns false when it does not fit int64.
- */
-export function writeBigInt64Words(words: Int32Array, row: number, text: string): boolean {
-  const value = BigInt(text);
-  if (value < INT64_MIN || value > INT64_MAX) return false;
-  words[2 * row] = Number(BigInt.asIntN(32, value));
-  words[2 * row + 1] = Number(BigInt.asIntN(32, value >> 32n));
-  return true;
-}
+// int64 values are written as word pairs by batch/numeric-columns.ts (setInt64Words for numbers
+// the scanner read exactly, setInt64FromText for longer integer text).

@@ -3,7 +3,8 @@ import type { ColumnAccumulators } from "./column-accumulators.js";
 import { KIND_BOOLEAN, KIND_FLOAT64, KIND_INT32, KIND_INT64, KIND_STRING } from "./column-accumulators.js";
 import { FieldMatcher, NO_FIELD } from "./field-matcher.js";
 import { unescapeInto } from "./json-escapes.js";
-import { asciiText, INT32_MAX, INT32_MIN, writeBigInt64Words, writeInt64Words } from "./json-number.js";
+import { MAX_TIMESTAMP_MS, setInt64FromText, setInt64Words } from "../batch/numeric-columns.js";
+import { asciiText, INT32_MAX, INT32_MIN } from "./json-number.js";
 import type { Framing } from "./json-scanner.js";
 import { byteAt, CLOSE_BRACE, COLON, COMMA, JsonScanner, NEWLINE, OPEN_BRACE, QUOTE, startsNumber } from "./json-scanner.js";
 import { nonNumericFloat } from "./non-numeric-float.js";
@@ -15,8 +16,6 @@ const SPACE = 0x20;
 const LETTER_N = 0x6e;
 const LETTER_T = 0x74;
 const LETTER_F = 0x66;
-/** Timestamps beyond JavaScript's Date range (±8.64e15 ms) are refused rather than wrapped. */
-const MAX_TIMESTAMP_MS = 8.64e15;
 
 /**
  * Decodes one record (one JSON object) straight into column accumulators, guided by the schema:
@@ -222,8 +221,8 @@ export class JsonRecordDecoder {
     const end = s.scanNumber(p);
     if (!s.numIntegral) throw this.violation(f, p);
     const words = this.columns.words[f]!;
-    if (s.numExact) writeInt64Words(words, row, s.num);
-    else if (!writeBigInt64Words(words, row, asciiText(s.src, p, end))) throw this.violation(f, p, " (out of range)");
+    if (s.numExact) setInt64Words(words, row, s.num);
+    else if (!setInt64FromText(words, row, asciiText(s.src, p, end))) throw this.violation(f, p, " (out of range)");
     this.columns.valid[f]![row] = 1;
     return end;
   }
@@ -254,11 +253,12 @@ export class JsonRecordDecoder {
     } else if (startsNumber(c)) {
       end = s.scanNumber(p);
       this.millis[0] = Math.floor(s.num);
+      // Beyond JavaScript's Date range, Sluice's timestamp range: refused rather than wrapped.
       if (!(Math.abs(this.millis[0]) <= MAX_TIMESTAMP_MS)) throw this.violation(f, p, " (out of range)");
     } else {
       return c === LETTER_N ? this.decodeNull(f, row, p) : this.violation(f, p);
     }
-    writeInt64Words(this.columns.words[f]!, row, this.millis[0]!);
+    setInt64Words(this.columns.words[f]!, row, this.millis[0]!);
     this.columns.valid[f]![row] = 1;
     return end;
   }

@@ -1,4 +1,4 @@
-import { validityFromBytes } from "../batch/batch.js";
+export { nullProps } from "../batch/validity.js";
 
 /**
  * Bit-level helpers shared by the kernels. Inside a kernel, validity and boolean values travel as
@@ -56,13 +56,6 @@ export function andValidity(a: Uint8Array | null, b: Uint8Array | null): Uint8Ar
   const out = new Uint8Array(a.length);
   for (let i = 0; i < a.length; i++) out[i] = a[i] & b[i];
   return out;
-}
-
-/** The `nullBitmap` / `nullCount` props for `arrow.makeData` from per-row validity bytes. */
-export function nullProps(valid: Uint8Array | null, length: number): { nullBitmap?: Uint8Array; nullCount: number } {
-  if (valid === null) return { nullCount: 0 };
-  const { bitmap, nullCount } = validityFromBytes(valid, length);
-  return bitmap ? { nullBitmap: bitmap, nullCount } : { nullCount: 0 };
 }
 
 /** Sets `length` bits of `dst` from bit `start` (marks a range of rows valid). */

@@ -1,60 +1,14 @@
 import * as arrow from "apache-arrow";
-import { float64Column, int32Column, utf8Column } from "../batch/batch.js";
-import { assertNever } from "../expr/ast.js";
+import { utf8Column } from "../batch/batch.js";
+import { timestampColumnOfWords, timestampWordsOf } from "../batch/numeric-columns.js";
 import { arrowType } from "../schema/arrow-types.js";
 import { nullProps, packBits } from "./bits.js";
 
 /**
- * Builds canonical Sluice columns (see schema/arrow-types.ts) from kernel results: float64 numbers
- * and one validity byte per row (null = no nulls).
+ * Builds canonical Sluice columns (see schema/arrow-types.ts) from kernel results with one
+ * validity byte per row (null = no nulls). Numbers and times: `numberColumn` in
+ * batch/numeric-columns.ts.
  */
-
-export type NumericDType = "float64" | "int32" | "int64" | "timestamp";
-
-const TWO_32 = 4294967296;
-const TWO_63 = 9223372036854775808;
-
-/**
- * 64-bit integers from float64 values, written as 32-bit word pairs so no BigInt is created per
- * value. Values are truncated toward zero; NaN becomes 0 and out-of-range values saturate, as a
- * Java long conversion does.
- */
-export function int64Words(values: Float64Array): BigInt64Array {
-  const out = new BigInt64Array(values.length);
-  const words = new Int32Array(out.buffer);
-  for (let i = 0; i < values.length; i++) {
-    let x = Math.trunc(values[i]);
-    if (x !== x) x = 0;
-    if (x >= TWO_63) {
-      words[2 * i] = -1;
-      words[2 * i + 1] = 0x7fffffff;
-      continue;
-    }
-    if (x < -TWO_63) x = -TWO_63;
-    const hi = Math.floor(x / TWO_32);
-    words[2 * i] = x - hi * TWO_32;
-    words[2 * i + 1] = hi;
-  }
-  return out;
-}
-
-/** A numeric or timestamp column of the given Sluice type from float64 values. */
-export function numberColumn(type: NumericDType, values: Float64Array, valid: Uint8Array | null): arrow.Data {
-  const { nullBitmap, nullCount } = nullProps(valid, values.length);
-  switch (type) {
-    case "float64":
-      return float64Column(values, nullBitmap, nullCount);
-    case "int32":
-      // Values are integers already; the Int32Array store wraps them to 32 bits.
-      return int32Column(Int32Array.from(values), nullBitmap, nullCount);
-    case "int64":
-      return arrow.makeData({ type: new arrow.Int64(), length: values.length, data: int64Words(values), nullBitmap, nullCount });
-    case "timestamp":
-      return arrow.makeData({ type: new arrow.TimestampMillisecond(), length: values.length, data: int64Words(values), nullBitmap, nullCount });
-    default:
-      return assertNever(type, "numeric type");
-  }
-}
 
 /** A Bool column from one byte per row (non-zero = true). */
 export function boolColumnOf(values: Uint8Array, valid: Uint8Array | null): arrow.Data<arrow.Bool> {
@@ -67,12 +21,16 @@ export function stringColumnOf(offsets: Int32Array, bytes: Uint8Array, valid: Ui
   return utf8Column(offsets, bytes, nullBitmap, nullCount);
 }
 
-/** A window struct column `{ start, end }` from epoch milliseconds; the struct itself may be null. */
+/**
+ * A window struct column `{ start, end }` from epoch milliseconds; the struct itself may be null,
+ * and the bounds of a null window are not checked.
+ */
 export function windowColumnOf(starts: Float64Array, ends: Float64Array, valid: Uint8Array | null): arrow.Data<arrow.Struct> {
+  const n = starts.length;
   return arrow.makeData({
     type: arrowType("window") as arrow.Struct,
-    length: starts.length,
-    children: [numberColumn("timestamp", starts, null), numberColumn("timestamp", ends, null)],
+    length: n,
+    children: [timestampColumnOfWords(timestampWordsOf(starts, valid), n), timestampColumnOfWords(timestampWordsOf(ends, valid), n)],
     ...nullProps(valid, starts.length),
   });
 }

@@ -1,87 +1,12 @@
 import * as arrow from "apache-arrow";
-import { readValidity } from "../batch/batch.js";
-import { assertNever } from "../expr/ast.js";
-import { unpackBits } from "./bits.js";
+import { readValidity } from "../batch/validity.js";
 import { decodeUtf8 } from "./utf8.js";
 
 /**
- * Typed-array views of Arrow columns for kernels. These follow Arrow JS's slicing convention (see
- * bits.ts): value buffers and offsets are already sliced, only bitmaps start at `data.offset`.
- *
- * 64-bit integers and timestamps are read as float64 through 32-bit word pairs, so no BigInt enters
- * a loop; values beyond 2^53 lose precision, which Sluice documents for int64.
+ * String columns as kernels read them. These follow Arrow JS's slicing convention (see bits.ts):
+ * value buffers and offsets are already sliced, only bitmaps start at `data.offset`. Numbers,
+ * times and validity are read by batch/numeric-columns.ts and batch/validity.ts.
  */
-
-const TWO_32 = 4294967296;
-const MS_PER_DAY = 86_400_000;
-
-/** Any numeric, boolean, timestamp or date column as float64 (epoch ms for times). */
-export function numbersOf(data: arrow.Data): Float64Array {
-  const type = data.type;
-  const n = data.length;
-  if (arrow.DataType.isFloat(type) && type.precision === arrow.Precision.DOUBLE) {
-    const v = data.values as Float64Array;
-    return v.length === n ? v : v.subarray(0, n);
-  }
-  if (arrow.DataType.isBool(type)) return Float64Array.from(unpackBits(data.values as Uint8Array, data.offset, n));
-  if (arrow.DataType.isTimestamp(type)) return scaled(words64(data, true), timestampScale(type.unit));
-  if (arrow.DataType.isDate(type)) {
-    return type.unit === arrow.DateUnit.DAY ? scaled(copyNumbers(data.values as Int32Array, n), [MS_PER_DAY, 1]) : words64(data, true);
-  }
-  if (arrow.DataType.isInt(type) && type.bitWidth === 64) return words64(data, type.isSigned);
-  if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type)) {
-    if (arrow.DataType.isFloat(type) && type.precision === arrow.Precision.HALF) {
-      throw new TypeError("float16 columns are not supported; cast them to float64 first");
-    }
-    return copyNumbers(data.values as ArrayLike<number>, n);
-  }
-  throw new TypeError(`column of Arrow type ${type} is not numeric`);
-}
-
-function copyNumbers(values: ArrayLike<number>, n: number): Float64Array {
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) out[i] = values[i];
-  return out;
-}
-
-function words64(data: arrow.Data, signed: boolean): Float64Array {
-  const v = data.values as BigInt64Array;
-  const words = new Int32Array(v.buffer, v.byteOffset, data.length * 2);
-  const out = new Float64Array(data.length);
-  for (let i = 0; i < data.length; i++) {
-    const hi = signed ? words[2 * i + 1] : words[2 * i + 1] >>> 0;
-    out[i] = hi * TWO_32 + (words[2 * i] >>> 0);
-  }
-  return out;
-}
-
-/** Milliseconds per unit, as a fraction [multiplier, divisor] so that the division stays exact. */
-function timestampScale(unit: arrow.TimeUnit): [number, number] {
-  switch (unit) {
-    case arrow.TimeUnit.SECOND:
-      return [1000, 1];
-    case arrow.TimeUnit.MILLISECOND:
-      return [1, 1];
-    case arrow.TimeUnit.MICROSECOND:
-      return [1, 1000];
-    case arrow.TimeUnit.NANOSECOND:
-      return [1, 1_000_000];
-    default:
-      return assertNever(unit, "time unit");
-  }
-}
-
-/** Rescales in place to milliseconds; finer units are floored, as Spark truncates precision. */
-function scaled(values: Float64Array, [multiplier, divisor]: [number, number]): Float64Array {
-  if (multiplier === 1 && divisor === 1) return values;
-  for (let i = 0; i < values.length; i++) values[i] = Math.floor((values[i] * multiplier) / divisor);
-  return values;
-}
-
-/** Per-row validity (1 = valid), or null when the column has no nulls. */
-export function validityOf(data: arrow.Data): Uint8Array | null {
-  return readValidity(data);
-}
 
 /**
  * A string column as offsets + bytes. Row i is entry `indices ? indices[i] : i`, whose bytes are
@@ -118,7 +43,7 @@ function dictionaryStrings(data: arrow.Data): StringsView {
   let entries = flattenEntries(chunks, dictionary.data.map((d) => d.length));
   if (entries.offsets.length === 1) entries = { offsets: Int32Array.of(0, 0), bytes: new Uint8Array(0), indices: null };
   const raw = dictionaryCodes(data);
-  const valid = validityOf(data);
+  const valid = readValidity(data);
   const needsCopy = !(raw instanceof Int32Array) || valid !== null;
   const indices = needsCopy ? new Int32Array(data.length) : (raw as Int32Array).subarray(0, data.length);
   if (needsCopy) for (let i = 0; i < data.length; i++) indices[i] = valid === null || valid[i] ? raw[i] : 0;

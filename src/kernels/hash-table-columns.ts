@@ -1,14 +1,18 @@
 import * as arrow from "apache-arrow";
-import { arrowType } from "../schema/arrow-types.js";
-import { boolColumn, float64Column, int32Column, readNumbers, readValidity, utf8Column, validityFromBytes } from "../batch/batch.js";
+import { utf8Column } from "../batch/batch.js";
+import { type NumericDType, numberColumn, readInt64, readNumbers } from "../batch/numeric-columns.js";
+import { readValidity, validityFromBytes } from "../batch/validity.js";
 import type { DType } from "../types/dtype.js";
+import { boolColumnOf, windowColumnOf } from "./build.js";
 
 /**
  * Typed-array views of columns, the one shape that hashing, grouping, accumulators and state
  * read and write. Reading a column into a view is zero-copy where Arrow's layout allows it, and
- * a view converts back to an Arrow column with the builders of `batch/batch.ts`.
+ * a view converts back to an Arrow column with the builders of `batch/numeric-columns.ts`.
  *
- * - numbers, timestamps (epoch ms) and booleans (0 / 1) are float64;
+ * - numbers, timestamps (epoch ms) and booleans (0 / 1) are float64, read and built by the rules
+ *   of numeric-columns.ts; a key view of an int64 column with values beyond ±(2^53 - 1) also
+ *   carries the exact words (`NumberView.words`), so such keys group, order and come back exactly;
  * - strings are byte ranges `bytes[starts[i], ends[i])`, which covers plain Utf8 (zero-copy:
  *   starts and ends are both windows on the offsets), dictionary-encoded Utf8 and the byte arenas
  *   of the state store alike;
@@ -20,6 +24,12 @@ export interface NumberView {
   readonly kind: "number";
   readonly values: Float64Array;
   readonly valid: Uint8Array | null;
+  /**
+   * Exact int64 values as (low, high) word pairs, present only in key views (`keyViewOf`) of
+   * int64 columns holding a valid value beyond ±(2^53 - 1); `values` then holds the nearest
+   * doubles. Key encoding, ordering, `takeView` and `viewToArrow` use the words.
+   */
+  readonly words?: Int32Array;
 }
 
 export interface StringView {
@@ -54,15 +64,30 @@ export function viewKindOf(type: DType): ViewKind {
   }
 }
 
-export function viewOf(data: arrow.Data, type: DType): ColumnView {
+/**
+ * A view for computing (accumulators, event times): an int64 beyond ±(2^53 - 1) raises
+ * NumericRangeError here rather than be summed or compared rounded. `column` names it.
+ */
+export function viewOf(data: arrow.Data, type: DType, column?: string): ColumnView {
   switch (viewKindOf(type)) {
     case "number":
-      return { kind: "number", values: readNumbers(data), valid: readValidity(data) };
+      return { kind: "number", values: readNumbers(data, column), valid: readValidity(data) };
     case "window":
       return { kind: "window", starts: readNumbers(data.children[0]!), ends: readNumbers(data.children[1]!) };
     case "string":
       return stringViewOf(data);
   }
+}
+
+/**
+ * A view for keys (grouping, dropDuplicates) and ordering: as `viewOf`, except that an int64
+ * column keeps values beyond ±(2^53 - 1) exact through `NumberView.words`.
+ */
+export function keyViewOf(data: arrow.Data, type: DType, column?: string): ColumnView {
+  if (type !== "int64") return viewOf(data, type, column);
+  const { values, words } = readInt64(data, column);
+  const valid = readValidity(data);
+  return words === null ? { kind: "number", values, valid } : { kind: "number", values, valid, words };
 }
 
 /**
@@ -107,7 +132,8 @@ export function takeView(view: ColumnView, rows: Int32Array): ColumnView {
           valid[j] = 1;
         } else anyNull = true;
       }
-      return { kind: "number", values, valid: anyNull ? valid : null };
+      const taken: NumberView = { kind: "number", values, valid: anyNull ? valid : null };
+      return view.words === undefined ? taken : { ...taken, words: takeWords(view.words, rows, valid) };
     }
     case "string":
       return takeStrings(view, rows);
@@ -121,6 +147,18 @@ export function takeView(view: ColumnView, rows: Int32Array): ColumnView {
       return { kind: "window", starts, ends };
     }
   }
+}
+
+/** Word pairs of `rows` (0 where `valid` is 0). */
+function takeWords(words: Int32Array, rows: Int32Array, valid: Uint8Array): Int32Array {
+  const out = new Int32Array(2 * rows.length);
+  for (let j = 0; j < rows.length; j++) {
+    if (valid[j] === 0) continue;
+    const r = rows[j]!;
+    out[2 * j] = words[2 * r]!;
+    out[2 * j + 1] = words[2 * r + 1]!;
+  }
+  return out;
 }
 
 function takeStrings(view: StringView, rows: Int32Array): StringView {
@@ -166,9 +204,9 @@ function identityRows(n: number): Int32Array {
 export function viewToArrow(view: ColumnView, type: DType): arrow.Data {
   switch (view.kind) {
     case "number":
-      return numbersToArrow(view.values, view.valid, type);
+      return numbersToArrow(view.values, view.valid, type, view.words ?? null);
     case "window":
-      return windowOf(view.starts, view.ends);
+      return windowColumnOf(view.starts, view.ends, null);
     case "string": {
       const flat = isContiguous(view) ? view : takeStrings(view, identityRows(view.starts.length));
       const n = flat.starts.length;
@@ -180,54 +218,23 @@ export function viewToArrow(view: ColumnView, type: DType): arrow.Data {
   }
 }
 
-/** Float64 values (epoch ms for timestamps, 0 / 1 for booleans) as an Arrow column of `type`. */
-export function numbersToArrow(values: Float64Array, valid: Uint8Array | null, type: DType): arrow.Data {
-  const { bitmap, nullCount } = valid ? validityFromBytes(valid, values.length) : { bitmap: undefined, nullCount: 0 };
+/**
+ * Float64 values (epoch ms for timestamps, 0 / 1 for booleans) as an Arrow column of `type`, by
+ * the rules of numeric-columns.ts; `words` (int64 only) are exact values that take precedence.
+ */
+export function numbersToArrow(values: Float64Array, valid: Uint8Array | null, type: DType, words: Int32Array | null = null): arrow.Data {
   switch (type) {
     case "float64":
-      return float64Column(values, bitmap, nullCount);
     case "int32":
-      return int32Column(Int32Array.from(values), bitmap, nullCount);
     case "int64":
-      return arrow.makeData({ type: new arrow.Int64(), length: values.length, data: int64Of(values), nullBitmap: bitmap, nullCount });
     case "timestamp":
-      return timestampOf(values, bitmap, nullCount);
+      return numberColumn(type satisfies NumericDType, values, valid, type === "int64" ? words : null);
     case "boolean":
-      return boolColumn(Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0)), bitmap, nullCount);
+      return boolColumnOf(Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0)), valid);
     case "string":
     case "window":
       throw new Error(`a ${type} column cannot be built from numbers`);
   }
-}
-
-/** Window struct column from start / end epoch ms. */
-function windowOf(starts: Float64Array, ends: Float64Array): arrow.Data {
-  return arrow.makeData({
-    type: arrowType("window") as arrow.Struct,
-    length: starts.length,
-    nullCount: 0,
-    children: [timestampOf(starts, undefined, 0), timestampOf(ends, undefined, 0)],
-  });
-}
-
-function timestampOf(millis: Float64Array, bitmap: Uint8Array | undefined, nullCount: number): arrow.Data {
-  return arrow.makeData({ type: new arrow.TimestampMillisecond(), length: millis.length, data: int64Of(millis), nullBitmap: bitmap, nullCount });
-}
-
-/**
- * Integral float64 values as int64, written as two's-complement word pairs: no BigInt per value
- * (which would allocate one object each). Fractions are truncated toward zero.
- */
-function int64Of(values: Float64Array): BigInt64Array {
-  const out = new BigInt64Array(values.length);
-  const words = new Int32Array(out.buffer);
-  for (let i = 0; i < values.length; i++) {
-    const x = Math.trunc(values[i]!);
-    const high = Math.floor(x / 4294967296);
-    words[2 * i] = (x - high * 4294967296) | 0;
-    words[2 * i + 1] = high | 0;
-  }
-  return out;
 }
 
 // ---- ordering: ascending, nulls first (Spark's default for ascending sorts) ----
@@ -240,6 +247,16 @@ export function compareNumbers(a: number, b: number): number {
   const aNaN = a !== a;
   const bNaN = b !== b;
   return aNaN === bNaN ? 0 : aNaN ? 1 : -1;
+}
+
+/** Order of the int64 values at rows a and b of `words`: high words signed, then low words unsigned. */
+export function compareInt64Words(words: Int32Array, a: number, b: number): number {
+  const ha = words[2 * a + 1]!;
+  const hb = words[2 * b + 1]!;
+  if (ha !== hb) return ha < hb ? -1 : 1;
+  const la = words[2 * a]! >>> 0;
+  const lb = words[2 * b]! >>> 0;
+  return la < lb ? -1 : la > lb ? 1 : 0;
 }
 
 /** Unsigned byte order, which for UTF-8 is code point order (Spark's string order). */
@@ -264,7 +281,8 @@ function rowComparator(view: ColumnView): RowComparator {
       return (a, b) => compareNumbers(starts[a]!, starts[b]!) || compareNumbers(ends[a]!, ends[b]!);
     }
     case "number": {
-      const { values } = view;
+      const { values, words } = view;
+      if (words !== undefined) return nullsFirst(view.valid, (a, b) => compareInt64Words(words, a, b));
       return nullsFirst(view.valid, (a, b) => compareNumbers(values[a]!, values[b]!));
     }
     case "string": {

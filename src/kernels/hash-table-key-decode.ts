@@ -1,5 +1,6 @@
 import type { ColumnView, NumberView, StringView, ViewKind, WindowView } from "./hash-table-columns.js";
-import { NUMBER_KEY_WORDS, WINDOW_KEY_WORDS, readF64 } from "./hash-table-keys.js";
+import { setInt64Words, wordsToNumber } from "../batch/numeric-columns.js";
+import { INT64_KEY_TAG, NUMBER_KEY_WORDS, WINDOW_KEY_WORDS, readF64 } from "./hash-table-keys.js";
 
 /** Reading encoded keys (see `hash-table-keys.ts`) back into column views. */
 
@@ -23,19 +24,38 @@ export function decodeKeys(arena: Int32Array, starts: Int32Array, groups: Int32A
   });
 }
 
+/** Number keys back into a view; int64 keys beyond ±(2^53 - 1) (INT64_KEY_TAG) give the view exact words. */
 function decodeNumbers(arena: Int32Array, cursor: Int32Array): NumberView {
   const n = cursor.length;
   const values = new Float64Array(n);
   const valid = new Uint8Array(n);
   let anyNull = false;
+  let anyInt64 = false;
   for (let j = 0; j < n; j++) {
     const p = cursor[j]!;
-    valid[j] = arena[p]!;
-    if (valid[j] === 1) values[j] = readF64(arena, p + 1);
-    else anyNull = true;
+    const tag = arena[p]!;
+    if (tag === 1) {
+      valid[j] = 1;
+      values[j] = readF64(arena, p + 1);
+    } else if (tag === INT64_KEY_TAG) {
+      valid[j] = 1;
+      values[j] = wordsToNumber(arena[p + 1]!, arena[p + 2]!);
+      anyInt64 = true;
+    } else anyNull = true;
+  }
+  const view: NumberView = { kind: "number", values, valid: anyNull ? valid : null };
+  const words = anyInt64 ? new Int32Array(2 * n) : null;
+  for (let j = 0; j < n; j++) {
+    const p = cursor[j]!;
+    if (words !== null) {
+      if (arena[p] === INT64_KEY_TAG) {
+        words[2 * j] = arena[p + 1]!;
+        words[2 * j + 1] = arena[p + 2]!;
+      } else if (valid[j] === 1) setInt64Words(words, j, values[j]!);
+    }
     cursor[j] = p + NUMBER_KEY_WORDS;
   }
-  return { kind: "number", values, valid: anyNull ? valid : null };
+  return words === null ? view : { ...view, words };
 }
 
 function decodeStrings(arena: Int32Array, cursor: Int32Array): StringView {

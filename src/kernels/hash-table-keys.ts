@@ -1,9 +1,11 @@
+import { isExactWords } from "../batch/numeric-columns.js";
 import type { ColumnView, NumberView, StringView, ViewKind, WindowView } from "./hash-table-columns.js";
 
 /**
  * Composite grouping keys as 32-bit words. Each row's key is the concatenation of its columns:
  *
  *   number  [1 (valid) or 0 (null)][float64 low word][float64 high word]   (zeros when null)
+ *           [2][int64 low word][int64 high word]   an int64 beyond ±(2^53 - 1), which no double holds
  *   string  [0 (null) or byte length + 1][UTF-8 bytes, zero-padded to a whole word]
  *   window  [start float64: 2 words][end float64: 2 words]                 (never null)
  *
@@ -11,7 +13,9 @@ import type { ColumnView, NumberView, StringView, ViewKind, WindowView } from ".
  * stores words only, whatever the key types, four bytes per step. -0 is written as 0 and every
  * NaN as one NaN so that equal values give equal words (Spark normalises grouping keys the same
  * way). Null is a value of its own: all null keys of a column fall into one group. Words are
- * little-endian, like every Arrow buffer Sluice reads.
+ * little-endian, like every Arrow buffer Sluice reads. An int64 key within ±(2^53 - 1) is its exact
+ * double (so keys written before int64 words existed still match); one beyond is its own two
+ * words under tag 2, so 2^53 and 2^53 + 1 are two keys.
  */
 
 /** Rows' keys encoded back to back: row i is `words[offsets[i], offsets[i + 1])`. */
@@ -29,6 +33,8 @@ export interface KeyInput {
 }
 
 export const NUMBER_KEY_WORDS = 3;
+/** The tag word of a number key holding int64 words rather than a double. */
+export const INT64_KEY_TAG = 2;
 export const WINDOW_KEY_WORDS = 4;
 
 /** Float64 <-> two int32 words, without a DataView per call. */
@@ -122,6 +128,10 @@ const NAN_LOW = 0;
 const NAN_HIGH = 0x7ff80000;
 
 function writeNumbers(v: NumberView, rows: Int32Array | null, count: number, words: Int32Array, cursor: Int32Array): void {
+  if (v.words !== undefined) {
+    writeInt64Numbers(v, v.words, rows, count, words, cursor);
+    return;
+  }
   const values = v.values;
   const bits = wordsOf(values);
   for (let i = 0; i < count; i++) {
@@ -146,6 +156,35 @@ function writeNumbers(v: NumberView, rows: Int32Array | null, count: number, wor
     } else {
       words[p + 1] = bits[2 * r]!;
       words[p + 2] = bits[2 * r + 1]!;
+    }
+  }
+}
+
+/** Number keys of an int64 view with exact words: values beyond ±(2^53 - 1) under INT64_KEY_TAG. */
+function writeInt64Numbers(v: NumberView, exact: Int32Array, rows: Int32Array | null, count: number, words: Int32Array, cursor: Int32Array): void {
+  const values = v.values;
+  const bits = wordsOf(values);
+  for (let i = 0; i < count; i++) {
+    const r = rows === null ? i : rows[i]!;
+    const p = cursor[i]!;
+    cursor[i] = p + NUMBER_KEY_WORDS;
+    if (v.valid !== null && v.valid[r] === 0) {
+      words[p] = 0;
+      words[p + 1] = 0;
+      words[p + 2] = 0;
+      continue;
+    }
+    const lo = exact[2 * r]!;
+    const hi = exact[2 * r + 1]!;
+    if (isExactWords(lo, hi)) {
+      words[p] = 1;
+      // An integral double is never -0 or NaN; 0 is all zero bits.
+      words[p + 1] = bits[2 * r]!;
+      words[p + 2] = bits[2 * r + 1]!;
+    } else {
+      words[p] = INT64_KEY_TAG;
+      words[p + 1] = lo;
+      words[p + 2] = hi;
     }
   }
 }

@@ -1,7 +1,9 @@
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { boolColumn, float64Column, int32Column, readString, timestampColumn, utf8FromStrings, validityFromBytes, windowColumn } from "../batch/batch.js";
-import { takeView, viewOf, viewToArrow, type ColumnView } from "./hash-table-columns.js";
+import { int64Column } from "../batch/numeric-columns.js";
+import { NumericRangeError } from "../errors/errors.js";
+import { keyViewOf, sortedRowOrder, takeView, viewOf, viewToArrow, type ColumnView } from "./hash-table-columns.js";
 import { decodeKeys } from "./hash-table-key-decode.js";
 import { KeyEncoder } from "./hash-table-keys.js";
 import { KeyHashTable } from "./hash-table.js";
@@ -114,6 +116,27 @@ describe("KeyHashTable", () => {
     // The clone taken before compaction is independent and still has the old numbering.
     const inCopy = group([view], 4, copy);
     expect(inCopy.groups).toEqual([1000, 1, 1001, 3]);
+  });
+
+  it("groups int64 keys beyond 2^53 by their exact value, orders them and decodes them back exactly", () => {
+    const TWO_53 = 2n ** 53n;
+    const ids = [TWO_53 + 1n, TWO_53, TWO_53 + 1n, -(TWO_53 + 1n), 7n, 0n];
+    const column = int64Column(BigInt64Array.from(ids), nulls([1, 1, 1, 1, 1, 0]));
+    // A view for computing refuses them; a key view keeps them (it used to group 2^53 with 2^53 + 1).
+    expect(() => viewOf(column, "int64", "id")).toThrow(NumericRangeError);
+    const view = keyViewOf(column, "int64", "id");
+    const { groups, table } = group([view], 6);
+    expect(groups).toEqual([0, 1, 0, 2, 3, 4]);
+    // Keys within the range encode as their double, as before; the table finds them either way.
+    expect(group([viewOf(int64Column(BigInt64Array.of(7n)), "int64")], 1, table).groups).toEqual([3]);
+    const decoded = decodeKeys(table.keyArena, table.keyStarts, Int32Array.of(0, 1, 2, 3, 4), ["number"]);
+    const back = viewToArrow(decoded[0]!, "int64");
+    expect(Array.from(back.values as BigInt64Array).slice(0, 4)).toEqual([TWO_53 + 1n, TWO_53, -(TWO_53 + 1n), 7n]);
+    expect(back.nullCount).toBe(1);
+    // Ordering reads the words too: nulls first, then -(2^53 + 1), 7, 2^53, 2^53 + 1 (twice).
+    expect(Array.from(sortedRowOrder([view], 6))).toEqual([5, 3, 4, 1, 0, 2]);
+    const taken = viewToArrow(takeView(view, Int32Array.of(2, -1, 3)), "int64");
+    expect([Array.from(taken.values as BigInt64Array), taken.nullCount]).toEqual([[TWO_53 + 1n, 0n, -(TWO_53 + 1n)], 1]);
   });
 
   it("takes rows of views, yielding nulls for row -1", () => {

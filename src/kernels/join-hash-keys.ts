@@ -1,16 +1,29 @@
 import * as arrow from "apache-arrow";
+import { int64Residuals, readInt64 } from "../batch/numeric-columns.js";
+import { readValidity } from "../batch/validity.js";
 
 /**
  * Join key columns as the hash-join kernels read them. Every key is either a number (float64,
- * int32, int64, timestamp, date, boolean: all read as float64, so a number key matches across
- * numeric widths the way SQL compares numbers) or a UTF-8 string, compared by bytes. Plain data
- * with typed arrays, so a key column can live in shared memory.
+ * int32, int64, timestamp, date, boolean: all read as float64 by batch/numeric-columns.ts, so a
+ * number key matches across numeric widths the way SQL compares numbers, and a Timestamp(us) key
+ * matches the millisecond it falls in) or a UTF-8 string, compared by bytes. Plain data with typed
+ * arrays, so a key column can live in shared memory.
+ *
+ * An int64 beyond ±(2^53 - 1) has no double of its own: its key is the nearest double plus the
+ * exact remainder (`residuals`, the int64 minus that double, below 2^11 in magnitude), so keys
+ * are equal exactly when both parts are, and 2^53 never matches 2^53 + 1.
  *
  * Readers follow Arrow JS's slicing convention: value buffers and Utf8 offsets are already sliced,
  * only validity bitmaps and boolean values start at bit `data.offset`.
  */
 export type KeyColumn =
-  | { readonly kind: "number"; readonly values: Float64Array; readonly valid: Uint8Array | null }
+  | {
+      readonly kind: "number";
+      readonly values: Float64Array;
+      /** Per row, the int64 value minus `values[i]`; null when every one is 0. */
+      readonly residuals: Int32Array | null;
+      readonly valid: Uint8Array | null;
+    }
   | {
       readonly kind: "string";
       /** Offsets into `bytes`, one more than the entries: the rows, or the dictionary's entries. */
@@ -21,64 +34,24 @@ export type KeyColumn =
       readonly valid: Uint8Array | null;
     };
 
-const TWO_32 = 4294967296;
-const MS_PER_DAY = 86_400_000;
-
 export function keyColumn(data: arrow.Data): KeyColumn {
   const type = data.type;
   if (arrow.DataType.isUtf8(type)) {
     const offsets = (data.valueOffsets as Int32Array).subarray(0, data.length + 1);
-    return { kind: "string", offsets, bytes: data.values as Uint8Array, codes: null, valid: validityBytes(data) };
+    return { kind: "string", offsets, bytes: data.values as Uint8Array, codes: null, valid: readValidity(data) };
   }
   if (arrow.DataType.isDictionary(type) && arrow.DataType.isUtf8(type.dictionary)) {
     const dictionary = singleChunk(data.dictionary!.data as arrow.Data<arrow.Utf8>[]);
     const raw = (data.values as Int32Array).subarray(0, data.length);
     const codes = raw instanceof Int32Array ? raw : Int32Array.from(raw);
     const offsets = dictionary.valueOffsets.subarray(0, dictionary.length + 1);
-    return { kind: "string", offsets, bytes: dictionary.values, codes, valid: validityBytes(data) };
+    return { kind: "string", offsets, bytes: dictionary.values, codes, valid: readValidity(data) };
   }
-  return { kind: "number", values: numbers(data), valid: validityBytes(data) };
-}
-
-/** One byte per row (1 = valid), or null when no row is null. */
-function validityBytes(data: arrow.Data): Uint8Array | null {
-  if (!data.nullBitmap || data.nullCount === 0) return null;
-  return bits(data.nullBitmap, data.offset, data.length);
-}
-
-function bits(packed: Uint8Array, bitOffset: number, length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  for (let i = 0; i < length; i++) {
-    const j = bitOffset + i;
-    out[i] = (packed[j >> 3]! >> (j & 7)) & 1;
+  if (arrow.DataType.isStruct(type) || arrow.DataType.isBinary(type) || arrow.DataType.isLargeUtf8(type)) {
+    throw new TypeError(`a join key of Arrow type ${type} is not supported; use a string, number, boolean or timestamp column`);
   }
-  return out;
-}
-
-function numbers(data: arrow.Data): Float64Array {
-  const type = data.type;
-  const n = data.length;
-  if (arrow.DataType.isFloat(type) && type.precision === arrow.Precision.DOUBLE) return (data.values as Float64Array).subarray(0, n);
-  if (arrow.DataType.isBool(type)) return Float64Array.from(bits(data.values as Uint8Array, data.offset, n));
-  const wide = (arrow.DataType.isInt(type) && type.bitWidth === 64) || arrow.DataType.isTimestamp(type) || (arrow.DataType.isDate(type) && type.unit === arrow.DateUnit.MILLISECOND);
-  if (wide) {
-    const v = data.values as BigInt64Array;
-    // Word pairs instead of BigInt: exact up to 2^53, which is what Sluice promises for int64.
-    const words = new Int32Array(v.buffer, v.byteOffset, n * 2);
-    const unsigned = arrow.DataType.isInt(type) && !type.isSigned;
-    const out = new Float64Array(n);
-    for (let i = 0; i < n; i++) out[i] = (unsigned ? words[2 * i + 1]! >>> 0 : words[2 * i + 1]!) * TWO_32 + (words[2 * i]! >>> 0);
-    if (arrow.DataType.isTimestamp(type) && type.unit !== arrow.TimeUnit.MILLISECOND) scaleToMillis(out, type.unit);
-    return out;
-  }
-  if (arrow.DataType.isDate(type)) return Float64Array.from((data.values as Int32Array).subarray(0, n), (d) => d * MS_PER_DAY);
-  if (arrow.DataType.isInt(type) || arrow.DataType.isFloat(type)) return Float64Array.from((data.values as ArrayLike<number> as Int32Array).subarray(0, n));
-  throw new TypeError(`a join key of Arrow type ${type} is not supported; use a string, number, boolean or timestamp column`);
-}
-
-function scaleToMillis(values: Float64Array, unit: arrow.TimeUnit): void {
-  const factor = unit === arrow.TimeUnit.SECOND ? 1000 : unit === arrow.TimeUnit.MICROSECOND ? 1e-3 : 1e-6;
-  for (let i = 0; i < values.length; i++) values[i] = values[i]! * factor;
+  const { values, words } = readInt64(data);
+  return { kind: "number", values, residuals: words === null ? null : int64Residuals(words, values), valid: readValidity(data) };
 }
 
 function singleChunk(chunks: arrow.Data<arrow.Utf8>[]): arrow.Data<arrow.Utf8> {
@@ -103,7 +76,7 @@ function singleChunk(chunks: arrow.Data<arrow.Utf8>[]): arrow.Data<arrow.Utf8> {
 
 /** The same key column with every array in shared memory (arrays already shared are kept). */
 export function shareKeyColumn(key: KeyColumn): KeyColumn {
-  if (key.kind === "number") return { ...key, values: shared(key.values), valid: key.valid && shared(key.valid) };
+  if (key.kind === "number") return { ...key, values: shared(key.values), residuals: key.residuals && shared(key.residuals), valid: key.valid && shared(key.valid) };
   return { ...key, offsets: shared(key.offsets), bytes: shared(key.bytes), codes: key.codes && shared(key.codes), valid: key.valid && shared(key.valid) };
 }
 

@@ -7,7 +7,9 @@ import type { KeyColumn } from "./join-hash-keys.js";
  * the table can be built straight into shared memory and probed from any thread.
  *
  * Keys follow SQL equality: a row with a null in any key column never matches. Like Spark, which
- * normalizes floating-point join keys, NaN equals NaN and -0 equals 0.
+ * normalizes floating-point join keys, NaN equals NaN and -0 equals 0. Number keys hash by their
+ * double and compare double and int64 residual (join-hash-keys.ts), so int64 keys beyond 2^53 are
+ * exact.
  */
 export interface JoinHashTable {
   /** Number of slots minus one (slots are a power of two). */
@@ -120,7 +122,7 @@ function keyComparer(buildKeys: readonly KeyColumn[], probeKeys: readonly KeyCol
   if (buildKeys.length === 1) {
     const x = buildKeys[0]!;
     const y = probeKeys[0]!;
-    if (x.kind === "number" && y.kind === "number") {
+    if (x.kind === "number" && y.kind === "number" && x.residuals === null && y.residuals === null) {
       const u = x.values;
       const v = y.values;
       return (b, p) => sameNumber(u[b]!, v[p]!);
@@ -143,7 +145,9 @@ function keysEqual(aKeys: readonly KeyColumn[], a: number, bKeys: readonly KeyCo
     const x = aKeys[k]!;
     const y = bKeys[k]!;
     if (x.kind === "number") {
-      if (!sameNumber(x.values[a]!, (y as typeof x).values[b]!)) return false;
+      const z = y as typeof x;
+      if (!sameNumber(x.values[a]!, z.values[b]!)) return false;
+      if ((x.residuals === null ? 0 : x.residuals[a]!) !== (z.residuals === null ? 0 : z.residuals[b]!)) return false;
     } else {
       const z = y as typeof x;
       const i = x.codes === null ? a : x.codes[a]!;

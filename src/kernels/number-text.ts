@@ -1,3 +1,5 @@
+import { integerText, setInt64FromText, setInt64Words } from "../batch/numeric-columns.js";
+
 /**
  * Text <-> number and boolean conversions with Spark's (non-ANSI) cast rules: surrounding
  * whitespace is ignored, anything unparsable becomes null, integers accept and drop a fractional
@@ -38,6 +40,27 @@ export function parseIntegral(text: string, min: number, max: number): number | 
   return value < min || value > max ? null : value === 0 ? 0 : value;
 }
 
+/** Digit counts up to this are below 2^53, so `Number` reads them exactly. */
+const EXACT_DIGITS = 15;
+
+/**
+ * An int64 from text into row `i` of `words`, exactly, by the rules of `parseIntegral`; false when
+ * the text is no integer or does not fit int64. Longer digit strings are read through one BigInt.
+ */
+export function parseInt64Into(text: string, words: Int32Array, i: number): boolean {
+  const m = INTEGRAL.exec(text.trim());
+  if (!m) return false;
+  const digits = m[2];
+  if (digits === undefined) {
+    setInt64Words(words, i, 0);
+    return true;
+  }
+  if (digits.length > EXACT_DIGITS) return setInt64FromText(words, i, `${m[1]}${digits}`);
+  const magnitude = Number(digits);
+  setInt64Words(words, i, m[1] === "-" ? -magnitude : magnitude);
+  return true;
+}
+
 const TRUE_TEXT = new Set(["t", "true", "y", "yes", "1"]);
 const FALSE_TEXT = new Set(["f", "false", "n", "no", "0"]);
 
@@ -71,8 +94,7 @@ export function formatDouble(x: number): string {
   return `${mantissa}E${Number(exponent)}`;
 }
 
-/** An integer value as text (int32 / int64 columns); never exponent notation. */
+/** An integral double as text, every digit exact (2^60 is "1152921504606846976"); never exponent notation. */
 export function formatIntegral(x: number): string {
-  if (x === 0) return "0";
-  return Math.abs(x) < 1e21 ? String(x) : BigInt(x).toString();
+  return x === 0 ? "0" : integerText(x);
 }

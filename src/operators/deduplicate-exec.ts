@@ -1,7 +1,7 @@
 import { columnIndex, type Batch } from "../batch/batch.js";
 import { AnalysisError, InternalError } from "../errors/errors.js";
 import { takeRows } from "../kernels/gather.js";
-import { viewOf } from "../kernels/hash-table-columns.js";
+import { keyViewOf, viewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { isLate } from "../kernels/window.js";
 import type { OperatorSpec } from "../planner/physical.js";
@@ -103,7 +103,7 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
     }
     const rows = candidates.subarray(0, n);
     const keys = this.encoder.encode(
-      this.keyColumns.map((c) => ({ view: viewOf(batch.columns[c]!, batch.fields[c]!.type), rows })),
+      this.keyColumns.map((c) => ({ view: keyViewOf(batch.columns[c]!, batch.fields[c]!.type, batch.fields[c]!.name), rows })),
       n,
     );
     const slots = new Int32Array(n);
@@ -127,7 +127,7 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
 /** Each row's event time in epoch ms (a window column counts by its end); NaN when null or absent. */
 function eventTimeReader(batch: Batch, index: number): (row: number) => number {
   if (index < 0) return () => NaN;
-  const view = viewOf(batch.columns[index]!, batch.fields[index]!.type);
+  const view = viewOf(batch.columns[index]!, batch.fields[index]!.type, batch.fields[index]!.name);
   switch (view.kind) {
     case "number":
       return (r) => (view.valid !== null && view.valid[r] === 0 ? NaN : view.values[r]!);

@@ -1,5 +1,5 @@
 import type { Batch } from "../batch/batch.js";
-import { viewOf, type ColumnView, type NumberView } from "../kernels/hash-table-columns.js";
+import { keyViewOf, viewOf, type ColumnView, type NumberView } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { isLate } from "../kernels/window.js";
 import type { StateTable } from "../state/state-table.js";
@@ -13,7 +13,7 @@ export function partialKeyViews(layout: AggregateLayout, partial: Batch): Column
     const names = partial.fields.map((f) => f.name).join(", ");
     throw new Error(`a partial aggregate needs the ${expected} columns of partialFields(spec), got [${names}]; was it made by partialAggregate with the same spec?`);
   }
-  return layout.stateKeyOrder.map((k) => viewOf(partial.columns[k]!, layout.spec.keyFields[k]!.type));
+  return layout.stateKeyOrder.map((k) => keyViewOf(partial.columns[k]!, layout.spec.keyFields[k]!.type));
 }
 
 /** Each partial row's event time (window end, or timestamp key; NaN when null); null without one. */

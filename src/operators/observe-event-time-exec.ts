@@ -5,7 +5,7 @@ import { BaseExec } from "./exec.js";
 /** Min, max, sum and count of an event-time column (nulls ignored), folded into `prev`. */
 export function observeEventTime(batch: Batch, name: string, prev: EventTimeStats | null): EventTimeStats | null {
   const data = column(batch, name);
-  const times = readNumbers(data);
+  const times = readNumbers(data, name);
   const valid = readValidity(data);
   let min = prev?.min ?? Infinity;
   let max = prev?.max ?? -Infinity;

@@ -1,6 +1,6 @@
 import type * as arrow from "apache-arrow";
 import { emptyBatch, makeBatch, readNumbers, readValidity, type Batch } from "../batch/batch.js";
-import { takeView, viewOf, viewToArrow, type ColumnView, type WindowView } from "../kernels/hash-table-columns.js";
+import { keyViewOf, takeView, viewToArrow, type ColumnView, type WindowView } from "../kernels/hash-table-columns.js";
 import { KeyEncoder, type KeyInput } from "../kernels/hash-table-keys.js";
 import { KeyHashTable } from "../kernels/hash-table.js";
 import { sessionize } from "../kernels/window-session.js";
@@ -31,12 +31,12 @@ export interface PartialAggregateResult {
 export function partialAggregate(batch: Batch, spec: AggregateSpec, watermarkMs: number | null): PartialAggregateResult {
   const layout = aggregateLayout(spec);
   const plain: ColumnView[] = [];
-  for (let j = 0; j < spec.numPlainKeys; j++) plain.push(viewOf(batch.columns[j]!, batch.fields[j]!.type));
+  for (let j = 0; j < spec.numPlainKeys; j++) plain.push(keyViewOf(batch.columns[j]!, batch.fields[j]!.type, batch.fields[j]!.name));
   const late = lateTest(layout, plain, watermarkMs);
   const window = spec.window;
   if (window === null) return groupRows(layout, batch, plain, windowlessRows(batch.numRows, late), null);
   const time = batch.columns[spec.numPlainKeys]!;
-  const times = readNumbers(time);
+  const times = readNumbers(time, batch.fields[spec.numPlainKeys]!.name);
   const valid = readValidity(time);
   switch (window.kind) {
     case "tumbling":

@@ -21,6 +21,7 @@ export function sortBatch(batch: Batch, orders: readonly SortKey[]): Batch {
 function numericKeys(vec: Vec, descending: boolean, n: number): NumericKey[] {
   switch (vec.kind) {
     case "num":
+      if (vec.words !== undefined) return int64Keys(vec.words, vec.valid, descending, n);
       return [{ values: vec.values, valid: vec.valid, descending }];
     case "bool":
       return [{ values: Float64Array.from(vec.values), valid: vec.valid, descending }];
@@ -34,6 +35,20 @@ function numericKeys(vec: Vec, descending: boolean, n: number): NumericKey[] {
     default:
       return assertNever(vec, "vector");
   }
+}
+
+/** Exact int64 words (values beyond ±(2^53 - 1)) as two keys: the high word signed, then the low word unsigned. */
+function int64Keys(words: Int32Array, valid: Uint8Array | null, descending: boolean, n: number): NumericKey[] {
+  const high = new Float64Array(n);
+  const low = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    high[i] = words[2 * i + 1]!;
+    low[i] = words[2 * i]! >>> 0;
+  }
+  return [
+    { values: high, valid, descending },
+    { values: low, valid, descending },
+  ];
 }
 
 /**

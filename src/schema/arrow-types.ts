@@ -1,4 +1,5 @@
 import * as arrow from "apache-arrow";
+import { AnalysisError } from "../errors/errors.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 
 /** The Arrow type that stores each Sluice column type. */
@@ -32,14 +33,24 @@ export function arrowSchema(fields: Fields): arrow.Schema {
   return new arrow.Schema(fields.map(arrowField));
 }
 
-/** The Sluice type of an Arrow type, for tables handed in by users. */
+/**
+ * The Sluice type of an Arrow type, for tables handed in by users: every float is float64; Int8,
+ * Int16, Int32, Uint8 and Uint16 are int32; Uint32, Int64 and Uint64 are int64 (Uint32 does not fit
+ * int32); timestamps of any unit and time zone and both dates are timestamp. The values convert
+ * by the rules of batch/numeric-columns.ts (`canonicalColumn`). Spark's own Arrow reader takes
+ * signed integers, Date32 and Timestamp(us) only; Sluice widens the rest without loss.
+ */
 export function dtypeOfArrow(t: arrow.DataType, name: string): DType {
   if (arrow.DataType.isUtf8(t) || arrow.DataType.isLargeUtf8(t)) return "string";
   if (arrow.DataType.isDictionary(t) && arrow.DataType.isUtf8(t.dictionary)) return "string";
   if (arrow.DataType.isFloat(t)) return "float64";
-  if (arrow.DataType.isInt(t)) return t.bitWidth === 64 ? "int64" : "int32";
+  if (arrow.DataType.isInt(t)) return t.bitWidth === 64 || (t.bitWidth === 32 && !t.isSigned) ? "int64" : "int32";
   if (arrow.DataType.isBool(t)) return "boolean";
   if (arrow.DataType.isTimestamp(t) || arrow.DataType.isDate(t)) return "timestamp";
-  if (arrow.DataType.isStruct(t) && t.children.map((c) => c.name).join(",") === "start,end") return "window";
-  throw new TypeError(`column "${name}": Arrow type ${t} is not supported; use Utf8, Float64, Int32, Int64, Bool or Timestamp`);
+  if (arrow.DataType.isStruct(t) && t.children.map((c) => c.name).join(",") === "start,end" && t.children.every((c) => arrow.DataType.isTimestamp(c.type) || arrow.DataType.isDate(c.type))) {
+    return "window";
+  }
+  throw new AnalysisError(
+    `column "${name}": Arrow type ${t} is not supported; use Utf8, a Float, an Int, Bool, a Timestamp or Date, or a struct { start, end } of timestamps (a window)`,
+  );
 }

@@ -29,7 +29,8 @@ export function formatValue(v: unknown, type: DType): string {
  */
 export function formatTable(batch: Batch, numRows = 20, truncate = true): string {
   const shown = Math.min(numRows, batch.numRows);
-  const rows = batchToRows(batch).slice(0, shown);
+  // Exact digits for int64 beyond ±(2^53 - 1), as Spark shows its longs.
+  const rows = batchToRows(batch, { bigintBeyondExact: true }).slice(0, shown);
   const header = batch.fields.map((f) => f.name);
   const cells = rows.map((r) =>
     batch.fields.map((f) => {

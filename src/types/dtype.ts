@@ -5,7 +5,9 @@
  * - `timestamp` is Arrow Timestamp(ms); kernels read it as float64 milliseconds.
  * - `window` is the struct `{ start: timestamp, end: timestamp }` produced by `window()` and
  *   `session_window()`, as in Spark.
- * - `int64` values surface in JavaScript as `number` (exact up to 2^53), so rows stay plain data.
+ * - `int64` values surface in JavaScript as `number`, so rows stay plain data; beyond ±(2^53 - 1)
+ *   rows may hand them in as bigint, and `collect()` raises NumericRangeError (toArrow() keeps them:
+ *   see batch/numeric-columns.ts).
  */
 export const DTYPES = ["string", "float64", "int32", "int64", "boolean", "timestamp", "window"] as const;
 export type DType = (typeof DTYPES)[number];

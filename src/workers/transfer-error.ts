@@ -1,4 +1,4 @@
-import { AnalysisError, CheckpointError, MalformedRecordError, OptionError, SluiceError } from "../errors/errors.js";
+import { AnalysisError, CheckpointError, MalformedRecordError, NumericRangeError, OptionError, SluiceError } from "../errors/errors.js";
 
 /**
  * Errors across the thread boundary. Structured clone keeps only the message of an error and
@@ -33,6 +33,7 @@ const KNOWN: readonly (readonly [string, abstract new (...args: never[]) => Erro
   ["AnalysisError", AnalysisError, (p) => new AnalysisError(p.message)],
   ["OptionError", OptionError, (p) => new OptionError(p.message)],
   ["CheckpointError", CheckpointError, (p) => new CheckpointError(p.message)],
+  ["NumericRangeError", NumericRangeError, (p) => new NumericRangeError(p.message)],
   ["SluiceError", SluiceError, (p) => new SluiceError(p.message)],
   ["TypeError", TypeError, (p) => new TypeError(p.message)],
   ["RangeError", RangeError, (p) => new RangeError(p.message)],

@@ -1,7 +1,7 @@
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
-import { boolColumn, field, float64Column, makeBatch, validityFromBytes, type Batch } from "../batch/batch.js";
-import { AnalysisError, MalformedRecordError, SluiceError } from "../errors/errors.js";
+import { boolColumn, field, float64Column, makeBatch, readNumbers, validityFromBytes, type Batch } from "../batch/batch.js";
+import { AnalysisError, MalformedRecordError, NumericRangeError, SluiceError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
 import type { Task } from "./protocol.js";
 import { rowsOf, sampleBatch } from "./testing/sample-batch.js";
@@ -48,6 +48,21 @@ describe("packBatch / unpackBatch", () => {
     expect(rowsOf(received)).toEqual(expected);
     expect(expected[1]).toMatchObject({ s: null, f: null, i: null, l: null, b: null, t: null });
     expect(expected[2]).toMatchObject({ s: "héllo wörld", w: { start: 20, end: 30 } });
+  });
+
+  it("carries 64-bit values and time units bit for bit: int64 beyond 2^53, Timestamp(us) with a zone, Date32", () => {
+    const longs = arrow.makeData({ type: new arrow.Int64(), length: 3, data: BigInt64Array.of(2n ** 53n + 1n, -(2n ** 63n), 7n), nullBitmap: Uint8Array.of(0b011) });
+    const micros = arrow.makeData({ type: new arrow.TimestampMicrosecond("Europe/Paris"), length: 3, data: BigInt64Array.of(-1n, 1_700_000_000_123_456n, 0n) });
+    const days = arrow.makeData({ type: new arrow.DateDay(), length: 3, data: Int32Array.of(-1, 0, 19723) });
+    const batch = makeBatch([field("l", "int64"), field("t", "timestamp"), field("d", "timestamp")], [longs, micros, days]);
+    const { payload, transfer } = packBatch(batch);
+    const received = unpackBatch(post(payload, transfer));
+    expect(received.columns.map((c) => String(c.type))).toEqual(["Int64", "Timestamp<MICROSECOND, Europe/Paris>", "Date32<DAY>"]);
+    expect(Array.from(received.columns[0]!.values as BigInt64Array).slice(0, 2)).toEqual([2n ** 53n + 1n, -(2n ** 63n)]);
+    expect(received.columns[0]!.nullCount).toBe(1);
+    // The readers on the far side convert them by the same rules as here.
+    expect(Array.from(readNumbers(received.columns[1]!))).toEqual([-1, 1_700_000_000_123, 0]);
+    expect(Array.from(readNumbers(received.columns[2]!))).toEqual([-86_400_000, 0, 19723 * 86_400_000]);
   });
 
   it("moves large whole buffers and copies small ones into one buffer per message", () => {
@@ -149,6 +164,7 @@ describe("packError / unpackError", () => {
     expect(m).toBeInstanceOf(MalformedRecordError);
     expect(m).toMatchObject({ name: "MalformedRecordError", message: "bad line", file: "/in.jsonl", line: 12 });
     expect(roundTrip(new AnalysisError("no column"))).toBeInstanceOf(AnalysisError);
+    expect(roundTrip(new NumericRangeError("beyond 2^53"))).toBeInstanceOf(NumericRangeError);
     const r = roundTrip(new RangeError("too big"));
     expect(r).toBeInstanceOf(RangeError);
     expect(r.stack).toContain("too big");

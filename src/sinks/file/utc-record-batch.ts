@@ -1,6 +1,6 @@
 import * as arrow from "apache-arrow";
 import type { Batch } from "../../batch/batch.js";
-import { canonicalColumn } from "../../formats/canonical-column.js";
+import { fileColumn } from "../../formats/file-column.js";
 import { arrowType } from "../../schema/arrow-types.js";
 import type { DType } from "../../types/dtype.js";
 
@@ -26,7 +26,7 @@ function retype(data: arrow.Data, type: arrow.DataType): arrow.Data {
  */
 export function utcRecordBatch(batch: Batch): arrow.RecordBatch {
   const fields = batch.fields.map((f) => new arrow.Field(f.name, fileType(f.type), f.nullable));
-  const children = batch.fields.map((f, c) => retype(canonicalColumn(batch.columns[c]!, f.type), fields[c]!.type));
+  const children = batch.fields.map((f, c) => retype(fileColumn(batch.columns[c]!, f.type, f.name), fields[c]!.type));
   const struct = arrow.makeData({ type: new arrow.Struct(fields), length: batch.numRows, nullCount: 0, children });
   return new arrow.RecordBatch(new arrow.Schema(fields), struct);
 }

@@ -1,4 +1,4 @@
-import { type Batch, int64Column, makeBatch, timestampColumn } from "../../batch/batch.js";
+import { type Batch, int64FromNumbers, makeBatch, timestampColumn } from "../../batch/batch.js";
 import type { Fields } from "../../types/dtype.js";
 import type { RateSplit } from "./rate-desc.js";
 
@@ -15,11 +15,11 @@ export function generateRateRows(split: RateSplit): Batch {
   const { partition, numPartitions, startSeq, endSeq, rowsPerSecond, startTimeMs } = split;
   const first = startSeq + ((partition - (startSeq % numPartitions) + numPartitions) % numPartitions);
   const n = first >= endSeq ? 0 : Math.ceil((endSeq - first) / numPartitions);
-  const values = new BigInt64Array(n);
+  const values = new Float64Array(n);
   const times = new Float64Array(n);
   for (let i = 0, v = first; i < n; i++, v += numPartitions) {
-    values[i] = BigInt(v);
+    values[i] = v;
     times[i] = startTimeMs + Math.floor((v * 1000) / rowsPerSecond);
   }
-  return makeBatch(RATE_FIELDS, [timestampColumn(times), int64Column(values)], n);
+  return makeBatch(RATE_FIELDS, [timestampColumn(times), int64FromNumbers(values)], n);
 }

@@ -1,5 +1,6 @@
-import * as arrow from "apache-arrow";
-import { int32Column, int64Column, makeBatch, utf8Column, type Batch } from "../../../batch/batch.js";
+import type * as arrow from "apache-arrow";
+import { int32Column, makeBatch, utf8Column, type Batch } from "../../../batch/batch.js";
+import { int64ColumnOfWords, timestampColumnOfWords } from "../../../batch/numeric-columns.js";
 import { kafkaFields } from "../kafka-fields.js";
 
 /** Offsets, bytes and validity of one growing Utf8 column. Validity bits start at 0 (null). */
@@ -88,8 +89,8 @@ export class KafkaColumnSink {
       finishUtf8(this.value, n),
       repeatedString(topic, n),
       int32Column(new Int32Array(n).fill(partition)),
-      int64Column(new BigInt64Array(this.offsetWords.buffer, 0, n)),
-      timestampOfWords(this.timestampWords, n),
+      int64ColumnOfWords(this.offsetWords, n),
+      timestampColumnOfWords(this.timestampWords, n),
       int32Column(this.timestampTypes.subarray(0, n)),
     ];
     if (this.headers) columns.push(finishUtf8(this.headers, n));
@@ -117,9 +118,4 @@ function repeatedString(text: string, n: number): arrow.Data {
     }
   }
   return utf8Column(offsets, bytes);
-}
-
-/** Timestamp(ms) column straight from int64 word pairs (batch.ts builds them from float64 only). */
-function timestampOfWords(words: Int32Array, n: number): arrow.Data {
-  return arrow.makeData({ type: new arrow.TimestampMillisecond(), length: n, nullCount: 0, data: new BigInt64Array(words.buffer, 0, n) });
 }

@@ -42,6 +42,8 @@ describe("decodeRecordBatches: columns", () => {
       { key: "", value: null, topic: "events", partition: 2, offset: 1002, timestamp: T0 - 2, timestampType: 0 },
       { key: "ключ", value: "värde ✓", topic: "events", partition: 2, offset: 1003, timestamp: T0 + 3_456_000_000, timestampType: 0 },
     ]);
+    // offset and timestamp are written as int64 word pairs straight into Int64 and Timestamp(ms) columns.
+    expect(result.batch.columns.slice(3).map((c) => String(c.type))).toEqual(["Int32", "Int64", "Timestamp<MILLISECOND>", "Int32"]);
     expect(column(result.batch, "key").nullCount).toBe(1);
     expect(column(result.batch, "value").nullCount).toBe(1);
     expect(result).toMatchObject({ nextOffset: 1004, reachedEndOffset: false, lastBatchTruncated: false, truncatedBatchSize: 0, batchesRead: 1 });
