@@ -378,8 +378,14 @@ cmd_kill() {
   with_lock
   local pid
   pid=$(signal_broker KILL "killed" kill)
-  # Wait until the process is gone, so that a `start` right after it finds the ports free.
-  while is_broker "$pid"; do sleep 0.05; done
+  # Wait until the process is gone (or a zombie), so that a `start` right after it finds the ports
+  # free: a dying process loses its command line before it stops running, so is_broker says no early.
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; do
+    [ "$waited" -lt 200 ] || die "pid $pid still runs 10 s after SIGKILL"
+    sleep 0.05
+    waited=$((waited + 1))
+  done
   rm -f "$PID_FILE"
   echo "$pid"
 }
