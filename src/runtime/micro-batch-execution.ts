@@ -1,9 +1,9 @@
-import { z } from "zod";
 import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
 import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import type { OutputMode, Trigger } from "../config/options.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
-import { CheckpointError, ConcurrentModificationError, SluiceError } from "../errors/errors.js";
+import { ConcurrentModificationError, SluiceError } from "../errors/errors.js";
+import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
 import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
@@ -12,9 +12,9 @@ import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
 import { DriverStage } from "./driver-stage.js";
-import { crashPoint } from "../faults/crash-points.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
+import { populateStartOffsets } from "./start-offsets.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
 import { WatermarkTracker } from "./watermark-tracker.js";
 
@@ -39,16 +39,6 @@ export interface ExecutionDeps {
   readonly onProgress: (p: StreamingQueryProgress) => void;
   readonly onIdle: () => void;
   readonly now?: () => number;
-}
-
-/** Where a run starts, as the checkpoint says (Spark's populateStartOffsets). */
-interface StartPoint {
-  readonly nextBatchId: number;
-  /** End offsets of the last committed batch: where the next batch starts. */
-  readonly committed: readonly Offset[];
-  readonly tracker: WatermarkTracker;
-  /** Batch `nextBatchId` was planned (its offsets logged) but not committed: re-run it as logged. */
-  readonly pending: OffsetsEntry | null;
 }
 
 /** A batch whose offsets, watermark and timestamp are fixed in `offsets/<batchId>`. */
@@ -139,7 +129,7 @@ export class MicroBatchExecution {
     try {
       const { deps } = this;
       await deps.sink.open?.({ queryId: deps.id, checkpointLocation: deps.checkpoint.root, outputMode: deps.outputMode });
-      const start = await this.populateStartOffsets();
+      const start = await populateStartOffsets(deps.checkpoint, deps.sources, deps.plan);
       this.nextBatchId = start.nextBatchId;
       this.committed = start.committed;
       this.tracker = start.tracker;
@@ -180,83 +170,6 @@ export class MicroBatchExecution {
       if (!batch) this.deps.onIdle();
       await this.sleep(wait);
     }
-  }
-
-  /**
-   * Spark's populateStartOffsets. The latest offsets entry N is the batch to resume at: if
-   * commits/N exists it is done and the query goes on with N + 1; otherwise N is re-run with
-   * exactly its logged offsets, starting from offsets/N-1. Batches before N need no commit to be
-   * believed done: offsets/N is written only after batch N-1 committed, so a missing older commit
-   * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read.
-   */
-  private async populateStartOffsets(): Promise<StartPoint> {
-    const { checkpoint, sources, plan } = this.deps;
-    const lastOffsets = await checkpoint.offsets.latest();
-    const lastCommit = await checkpoint.commits.latest();
-    if (lastCommit && (!lastOffsets || lastCommit.batchId > lastOffsets.batchId)) {
-      throw new CheckpointError(
-        `checkpoint file ${checkpoint.commits.fileOf(lastCommit.batchId)} commits batch ${lastCommit.batchId}, but ${checkpoint.offsets.fileOf(lastCommit.batchId)} ` +
-          "does not exist: the offsets log was deleted or modified outside Sluice, so the batches cannot be replayed; use a new checkpointLocation",
-      );
-    }
-    if (!lastOffsets) {
-      const committed = await Promise.all(sources.map((s) => s.initialOffset()));
-      return { nextBatchId: 0, committed, tracker: new WatermarkTracker(plan.watermarks), pending: null };
-    }
-    const n = lastOffsets.batchId;
-    const done = lastCommit?.batchId === n;
-    const previous = n > 0 ? await this.logged(n - 1) : null;
-    const latest = this.checkOffsets(n, lastOffsets.value);
-    if (done) {
-      return {
-        nextBatchId: n + 1,
-        committed: latest.sources,
-        tracker: new WatermarkTracker(plan.watermarks, {
-          perInput: lastOffsets.value.inputWatermarksMs,
-          global: maxWatermark(lastOffsets.value.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs),
-        }),
-        pending: null,
-      };
-    }
-    const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
-    const tracker = new WatermarkTracker(plan.watermarks, {
-      perInput: previous?.inputWatermarksMs ?? plan.watermarks.map(() => null),
-      global: lastOffsets.value.batchWatermarkMs,
-    });
-    return { nextBatchId: n, committed, tracker, pending: latest };
-  }
-
-  private async logged(batchId: number): Promise<OffsetsEntry> {
-    const { offsets } = this.deps.checkpoint;
-    const entry = await offsets.get(batchId);
-    if (!entry) {
-      throw new CheckpointError(`checkpoint file ${offsets.fileOf(batchId)} is missing: batch ${batchId + 1} needs it to know where it starts; the offsets log was modified outside Sluice`);
-    }
-    return this.checkOffsets(batchId, entry);
-  }
-
-  /** An offsets entry read back holds one offset per source, each of the shape its source writes. */
-  private checkOffsets(batchId: number, entry: OffsetsEntry): OffsetsEntry {
-    const { sources, plan, checkpoint } = this.deps;
-    const file = checkpoint.offsets.fileOf(batchId);
-    if (entry.sources.length !== sources.length || entry.inputWatermarksMs.length !== plan.watermarks.length) {
-      throw new CheckpointError(
-        `checkpoint file ${file} records ${entry.sources.length} source offset(s) and ${entry.inputWatermarksMs.length} watermark(s), ` +
-          `but this query reads ${sources.length} source(s) with ${plan.watermarks.length} watermark(s): the checkpoint belongs to another query; use a new checkpointLocation`,
-      );
-    }
-    const parsed = sources.map((source, i) => {
-      try {
-        return source.parseOffset(entry.sources[i]);
-      } catch (e) {
-        const reason = e instanceof z.ZodError ? (e.issues[0]?.message ?? e.message) : (e as Error).message;
-        throw new CheckpointError(
-          `checkpoint file ${file} is corrupt: the offset of source ${i} (${source.description}), ${JSON.stringify(entry.sources[i])}, is not one this source writes (${reason})`,
-          { cause: e },
-        );
-      }
-    });
-    return { ...entry, sources: parsed };
   }
 
   /**
@@ -390,10 +303,4 @@ export class MicroBatchExecution {
       this.wake = done;
     });
   }
-}
-
-function maxWatermark(a: number | null, b: number | null): number | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return Math.max(a, b);
 }

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import { Checkpoint } from "../checkpoint/checkpoint.js";
 import { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import { AnalysisError } from "../errors/errors.js";
+import { explainPlan } from "../plan/explain.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { checkStreamingQuery } from "../plan/unsupported-operations.js";
 import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
@@ -102,6 +103,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
       if (temporary) await fs.rm(checkpointDir, { recursive: true, force: true });
     },
     engine.stopTimeoutMs,
+    { text: explainPlan(plan), sink: sink.describe() },
   );
   engine.streams.register(query);
   return query;

@@ -213,6 +213,20 @@ describe("StreamingQuery", () => {
     }
   });
 
+  it("explain() shows the plan and the sink with the guarantee it gives across restarts", () =>
+    withSession(0, async (session) => {
+      const clicks = session.memoryStream(Click);
+      const q = clicks.toDF().groupBy("page").count().writeStream.outputMode("complete").format("memory").queryName("explained").start();
+      expect(q.explain()).toBe(
+        [
+          "Aggregate [page], [count(1)]",
+          "+- StreamingRelation MemoryStream[page,time]",
+          "Sink: MemorySink[explained] (idempotent: a re-run batch replaces the rows its batch id wrote before)",
+        ].join("\n"),
+      );
+      await q.stop();
+    }));
+
   it("runs a trigger once and stops", () =>
     withSession(0, async (session) => {
       const clicks = session.memoryStream(Click);

@@ -31,6 +31,8 @@ export class StreamingQuery {
     private readonly cleanup: () => Promise<void>,
     /** How long `stop()` waits for the batch in flight (Spark's spark.sql.streaming.stopTimeout). */
     private readonly stopTimeoutMs: number,
+    /** The plan as `explain()` shows it, and the sink's own account of its guarantee. */
+    private readonly plan: { readonly text: string; readonly sink: string },
   ) {
     this.terminated = new Promise<void>((resolve, reject) => {
       let finished = false;
@@ -173,6 +175,14 @@ export class StreamingQuery {
         undefined,
       ),
     );
+  }
+
+  /**
+   * The query's plan, as Spark's `StreamingQuery.explain()`, and the sink it writes to with the
+   * guarantee that sink gives across restarts (exactly-once or at-least-once, and how).
+   */
+  explain(): string {
+    return `${this.plan.text}\nSink: ${this.plan.sink}`;
   }
 
   toString(): string {

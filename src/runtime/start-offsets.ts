@@ -1,0 +1,97 @@
+import { z } from "zod";
+import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
+import { CheckpointError } from "../errors/errors.js";
+import type { PhysicalPlan } from "../planner/physical.js";
+import type { Offset, StreamSource } from "../sources/source.js";
+import { WatermarkTracker } from "./watermark-tracker.js";
+
+/** Where a run starts, as the checkpoint says (Spark's populateStartOffsets). */
+export interface StartPoint {
+  readonly nextBatchId: number;
+  /** End offsets of the last committed batch: where the next batch starts. */
+  readonly committed: readonly Offset[];
+  readonly tracker: WatermarkTracker;
+  /** Batch `nextBatchId` was planned (its offsets logged) but not committed: re-run it as logged. */
+  readonly pending: OffsetsEntry | null;
+}
+
+/**
+ * Spark's populateStartOffsets. The latest offsets entry N is the batch to resume at: if
+ * commits/N exists it is done and the query goes on with N + 1; otherwise N is re-run with
+ * exactly its logged offsets, starting from offsets/N-1. Batches before N need no commit to be
+ * believed done: offsets/N is written only after batch N-1 committed, so a missing older commit
+ * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read.
+ */
+export async function populateStartOffsets(checkpoint: Checkpoint, sources: readonly StreamSource[], plan: PhysicalPlan): Promise<StartPoint> {
+  const lastOffsets = await checkpoint.offsets.latest();
+  const lastCommit = await checkpoint.commits.latest();
+  if (lastCommit && (!lastOffsets || lastCommit.batchId > lastOffsets.batchId)) {
+    throw new CheckpointError(
+      `checkpoint file ${checkpoint.commits.fileOf(lastCommit.batchId)} commits batch ${lastCommit.batchId}, but ${checkpoint.offsets.fileOf(lastCommit.batchId)} ` +
+        "does not exist: the offsets log was deleted or modified outside Sluice, so the batches cannot be replayed; use a new checkpointLocation",
+    );
+  }
+  if (!lastOffsets) {
+    const committed = await Promise.all(sources.map((s) => s.initialOffset()));
+    return { nextBatchId: 0, committed, tracker: new WatermarkTracker(plan.watermarks), pending: null };
+  }
+  const n = lastOffsets.batchId;
+  const done = lastCommit?.batchId === n;
+  const previous = n > 0 ? await logged(checkpoint, sources, plan, n - 1) : null;
+  const latest = checkOffsets(checkpoint, sources, plan, n, lastOffsets.value);
+  if (done) {
+    return {
+      nextBatchId: n + 1,
+      committed: latest.sources,
+      tracker: new WatermarkTracker(plan.watermarks, {
+        perInput: lastOffsets.value.inputWatermarksMs,
+        global: maxWatermark(lastOffsets.value.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs),
+      }),
+      pending: null,
+    };
+  }
+  const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
+  const tracker = new WatermarkTracker(plan.watermarks, {
+    perInput: previous?.inputWatermarksMs ?? plan.watermarks.map(() => null),
+    global: lastOffsets.value.batchWatermarkMs,
+  });
+  return { nextBatchId: n, committed, tracker, pending: latest };
+}
+
+async function logged(checkpoint: Checkpoint, sources: readonly StreamSource[], plan: PhysicalPlan, batchId: number): Promise<OffsetsEntry> {
+  const { offsets } = checkpoint;
+  const entry = await offsets.get(batchId);
+  if (!entry) {
+    throw new CheckpointError(`checkpoint file ${offsets.fileOf(batchId)} is missing: batch ${batchId + 1} needs it to know where it starts; the offsets log was modified outside Sluice`);
+  }
+  return checkOffsets(checkpoint, sources, plan, batchId, entry);
+}
+
+/** An offsets entry read back holds one offset per source, each of the shape its source writes. */
+function checkOffsets(checkpoint: Checkpoint, sources: readonly StreamSource[], plan: PhysicalPlan, batchId: number, entry: OffsetsEntry): OffsetsEntry {
+  const file = checkpoint.offsets.fileOf(batchId);
+  if (entry.sources.length !== sources.length || entry.inputWatermarksMs.length !== plan.watermarks.length) {
+    throw new CheckpointError(
+      `checkpoint file ${file} records ${entry.sources.length} source offset(s) and ${entry.inputWatermarksMs.length} watermark(s), ` +
+        `but this query reads ${sources.length} source(s) with ${plan.watermarks.length} watermark(s): the checkpoint belongs to another query; use a new checkpointLocation`,
+    );
+  }
+  const parsed = sources.map((source, i) => {
+    try {
+      return source.parseOffset(entry.sources[i]);
+    } catch (e) {
+      const reason = e instanceof z.ZodError ? (e.issues[0]?.message ?? e.message) : (e as Error).message;
+      throw new CheckpointError(
+        `checkpoint file ${file} is corrupt: the offset of source ${i} (${source.description}), ${JSON.stringify(entry.sources[i])}, is not one this source writes (${reason})`,
+        { cause: e },
+      );
+    }
+  });
+  return { ...entry, sources: parsed };
+}
+
+function maxWatermark(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.max(a, b);
+}
