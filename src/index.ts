@@ -63,12 +63,16 @@ export type {
   DurationMs,
 } from "./runtime/progress.js";
 export type { OutputMode, SessionOptions, TriggerInput } from "./config/options.js";
+export type { SinkGuarantee } from "./sinks/sink.js";
 export {
   SluiceError,
   AnalysisError,
   OptionError,
   MalformedRecordError,
   CheckpointError,
+  ConcurrentModificationError,
+  InternalError,
+  NumericRangeError,
   StreamingQueryException,
   TaskTimeoutError,
 } from "./errors/errors.js";
