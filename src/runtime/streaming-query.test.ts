@@ -219,7 +219,7 @@ describe("StreamingQuery", () => {
       const q = clicks.toDF().groupBy("page").count().writeStream.outputMode("complete").format("memory").queryName("explained").start();
       expect(q.explain()).toBe(
         [
-          "Aggregate [page], [count(1)]",
+          "Aggregate [page], [count]",
           "+- StreamingRelation MemoryStream[page,time]",
           "Sink: MemorySink[explained] (idempotent: a re-run batch replaces the rows its batch id wrote before)",
         ].join("\n"),
