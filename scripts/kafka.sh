@@ -18,6 +18,17 @@
 #   scripts/kafka.sh thaw           SIGCONT: a frozen broker carries on where it stopped
 # `stop` thaws a frozen broker first, so that it can act on SIGTERM.
 #
+# Secure listeners, for the tests of kafka.security.protocol (all on 127.0.0.1; each start writes them,
+# name and address per line, to .cache/kafka/run/listeners, and their TLS material, made by
+# scripts/kafka/make-tls.sh, to .cache/kafka/run/tls):
+#   SSL             KAFKA_PORT+2  TLS, certificate for 127.0.0.1 and localhost signed by tls/ca.pem
+#   MTLS            KAFKA_PORT+3  the same, and the client must present a certificate signed by tls/ca.pem
+#   SASL_SSL        KAFKA_PORT+4  TLS and SASL: PLAIN, SCRAM-SHA-256/512 (user alice, password alice-secret)
+#                                 and OAUTHBEARER (unsecured JWS tokens, Kafka's default validator)
+#   SASL_PLAINTEXT  KAFKA_PORT+5  SASL as above, without TLS
+#   BADHOST         KAFKA_PORT+6  TLS with a certificate for another host name (hostname verification fails)
+#   EXPIRED         KAFKA_PORT+7  TLS with a certificate that expired yesterday
+#
 # Environment: KAFKA_PORT (default 19092; the controller listens on KAFKA_PORT+1 unless
 # KAFKA_CONTROLLER_PORT is set), KAFKA_VERSION (overrides the pom's kafka.version), KAFKA_HEAP_OPTS
 # (default "-Xms256m -Xmx1g"), KAFKA_START_TIMEOUT (s, default 60), KAFKA_STOP_TIMEOUT (s, default 30).
@@ -37,6 +48,8 @@ PROPS="$RUN/server.properties"
 LOG4J="$RUN/log4j2.properties"
 ADDRESS_FILE="$RUN/bootstrap"
 VERSION_FILE="$RUN/version"
+TLS="$RUN/tls"
+LISTENERS_FILE="$RUN/listeners"
 
 VERSION=${KAFKA_VERSION:-$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$POM")}
 LIBS="$CACHE/$VERSION/libs"
@@ -168,12 +181,24 @@ write_config() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@$HOST:$CONTROLLER_PORT
-listeners=PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://$HOST:$PORT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listeners=PLAINTEXT://$HOST:$PORT,CONTROLLER://$HOST:$CONTROLLER_PORT,$(secure_listeners)
+advertised.listeners=PLAINTEXT://$HOST:$PORT,$(secure_listeners)
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,BADHOST:SSL,EXPIRED:SSL
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 log.dirs=$DATA
+
+# The secure listeners, for the tests of kafka.security.protocol (TLS material: scripts/kafka/make-tls.sh).
+ssl.keystore.type=PEM
+ssl.keystore.location=$TLS/broker.keystore.pem
+ssl.truststore.type=PEM
+ssl.truststore.location=$TLS/ca.pem
+listener.name.mtls.ssl.client.auth=required
+listener.name.badhost.ssl.keystore.location=$TLS/wronghost.keystore.pem
+listener.name.expired.ssl.keystore.location=$TLS/expired.keystore.pem
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512,OAUTHBEARER
+$(sasl_jaas sasl_ssl)
+$(sasl_jaas sasl_plaintext)
 
 # One node: every internal topic has one replica.
 default.replication.factor=1
@@ -213,6 +238,44 @@ logger.request.level = WARN
 logger.state.name = state.change.logger
 logger.state.level = WARN
 EOF
+}
+
+# The secure listeners: name, port. The tests find them in $LISTENERS_FILE (name host:port per line).
+SECURE_LISTENERS=(SSL:$((PORT + 2)) MTLS:$((PORT + 3)) SASL_SSL:$((PORT + 4)) SASL_PLAINTEXT:$((PORT + 5)) BADHOST:$((PORT + 6)) EXPIRED:$((PORT + 7)))
+secure_listeners() {
+  local l out=()
+  for l in "${SECURE_LISTENERS[@]}"; do out+=("${l%%:*}://$HOST:${l##*:}"); done
+  (IFS=,; echo "${out[*]}")
+}
+write_listeners_file() {
+  local l
+  { echo "PLAINTEXT $HOST:$PORT"; for l in "${SECURE_LISTENERS[@]}"; do echo "${l%%:*} $HOST:${l##*:}"; done; } >"$LISTENERS_FILE"
+}
+
+# The SASL users of the SASL listeners: PLAIN's in its JAAS line, SCRAM's in the cluster metadata (add_scram_users).
+SASL_USER=alice
+SASL_PASSWORD=alice-secret
+sasl_jaas() {
+  local prefix="listener.name.$1"
+  echo "$prefix.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$SASL_USER=\"$SASL_PASSWORD\";"
+  echo "$prefix.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+  echo "$prefix.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+  # Unsecured JWS tokens (alg none), Kafka's default validator without a JWKS endpoint: tests bring a token callback.
+  echo "$prefix.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub=\"broker\";"
+}
+
+# SCRAM credentials live in the cluster's metadata: added once per data dir, through the PLAINTEXT listener.
+add_scram_users() {
+  [ -f "$DATA/.scram-users" ] && return 0
+  local mechanism
+  # One mechanism per request: the broker refuses two changes of one user's credentials in one.
+  for mechanism in SCRAM-SHA-256 SCRAM-SHA-512; do
+    "$JAVA" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$LOG4J" kafka.admin.ConfigCommand \
+      --bootstrap-server "$HOST:$PORT" --alter --entity-type users --entity-name "$SASL_USER" \
+      --add-config "$mechanism=[iterations=4096,password=$SASL_PASSWORD]" \
+      >>"$LOG_FILE" 2>&1 9>&- || { tail -n 20 "$LOG_FILE" >&2; die "adding the $mechanism user $SASL_USER failed"; }
+  done
+  touch "$DATA/.scram-users"
 }
 
 format_if_absent() {
@@ -263,17 +326,24 @@ cmd_start() {
   if [ -n "$pid" ]; then
     address=$(running_address)
     wait_ready "$pid" "$address"
+    if grep -q "MTLS://" "$PROPS" 2>/dev/null; then
+      add_scram_users
+      write_listeners_file
+    else
+      log "the running broker was started without the secure listeners: restart it (stop, then start) for the security tests"
+    fi
     log "already running: Kafka $(cat "$VERSION_FILE" 2>/dev/null) at $address (pid $pid), $READY_INFO"
     return 0
   fi
-  for p in "$PORT" "$CONTROLLER_PORT"; do
+  for p in "$PORT" "$CONTROLLER_PORT" "${SECURE_LISTENERS[@]##*:}"; do
     if port_open "$p"; then
-      die "port $HOST:$p is taken by another process; set KAFKA_PORT, or KAFKA_BOOTSTRAP_SERVERS to use a running broker"
+      die "port $HOST:$p is taken by $(port_owner "$p" | grep . || echo "another process"); set KAFKA_PORT, or KAFKA_BOOTSTRAP_SERVERS to use a running broker"
     fi
   done
   start=$(now_ms)
   [ -f "$LOG_FILE" ] && mv -f "$LOG_FILE" "$LOG_FILE.1"
   : >"$LOG_FILE"
+  bash "$ROOT/scripts/kafka/make-tls.sh" "$TLS"
   write_config
   format_if_absent
   address="$HOST:$PORT"
@@ -287,6 +357,8 @@ cmd_start() {
   echo "$address" >"$ADDRESS_FILE"
   echo "$VERSION" >"$VERSION_FILE"
   wait_ready "$pid" "$address"
+  add_scram_users
+  write_listeners_file
   log "Kafka $VERSION up at $address in $(since "$start") (pid $pid, $READY_INFO); log: ${LOG_FILE#"$ROOT"/}"
 }
 
@@ -324,11 +396,37 @@ cmd_stop() {
   fi
 }
 
+# The process listening on 127.0.0.1:$1, as "pid N: its command line", or nothing (ss or /proc/net/tcp).
+port_owner() {
+  local pid=""
+  if command -v ss >/dev/null 2>&1; then
+    pid=$(ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1)
+  fi
+  if [ -z "$pid" ] && [ -r /proc/net/tcp ]; then
+    # A listening socket (state 0A) on the port, then the process holding its inode.
+    local inode
+    inode=$(awk -v port="$(printf '%04X' "$1")" '$4 == "0A" && substr($2, index($2, ":") + 1) == port { print $10; exit }' /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+    [ -n "$inode" ] && pid=$(find /proc/[0-9]*/fd -lname "socket:\[$inode\]" 2>/dev/null | head -n 1 | cut -d/ -f3)
+  fi
+  [ -n "$pid" ] || return 0
+  local args
+  args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-400)
+  # A Kafka broker's class path names the checkout whose .cache it was started from.
+  local from
+  from=$(printf '%s' "$args" | grep -o -- '-cp [^ ]*/\.cache/kafka' | sed 's:^-cp ::; s:/\.cache/kafka$::')
+  if [ -n "$from" ]; then echo "pid $pid: the Kafka broker of the checkout $from"; else echo "pid $pid: ${args:-?}"; fi
+}
+
 cmd_status() {
-  local pid address info
+  local pid address info owner
   pid=$(broker_pid)
   if [ -z "$pid" ]; then
-    log "not running"
+    owner=$(port_owner "$PORT")
+    if [ -n "$owner" ]; then
+      log "this checkout's broker is not running, but $HOST:$PORT is taken by $owner; stop that one, or set KAFKA_PORT"
+    else
+      log "not running"
+    fi
     return 1
   fi
   address=$(running_address)

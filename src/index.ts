@@ -77,6 +77,7 @@ export {
   TaskTimeoutError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
+export { KafkaSecurityError } from "./sources/kafka/security-hints.js";
 export type { ColType, DType, Field, Fields, RowOf, SchemaShape, WindowValue } from "./types/dtype.js";
 export type { SchemaOfZod } from "./schema/zod-schema.js";
 export type { Batch } from "./batch/batch.js";

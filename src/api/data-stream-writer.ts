@@ -1,6 +1,7 @@
 import type { Batch } from "../batch/batch.js";
 import { COMPACT_INTERVAL, type FileSinkFormat, fileSinkOptionsSchema } from "../config/file-sink-options.js";
 import { kafkaSinkOptionsSchema, kafkaSinkTransactions } from "../config/kafka-options.js";
+import { checkKafkaSecurityOptions, securityOptionsOf } from "../config/kafka-security-options.js";
 import {
   consoleSinkOptionsSchema,
   type OutputMode,
@@ -101,9 +102,17 @@ export class DataStreamWriter<S extends SchemaShape> {
         return { ...base, sink: { kind: "memory" } };
       case "kafka": {
         const o = validateOptions(kafkaSinkOptionsSchema, sinkOptions, "kafka sink");
+        checkKafkaSecurityOptions(o, "kafka sink");
         return {
           ...base,
-          sink: { kind: "kafka", bootstrapServers: o["kafka.bootstrap.servers"], topic: o.topic ?? null, clientId: o["kafka.client.id"], transactional: kafkaSinkTransactions(o) },
+          sink: {
+            kind: "kafka",
+            bootstrapServers: o["kafka.bootstrap.servers"],
+            topic: o.topic ?? null,
+            clientId: o["kafka.client.id"],
+            transactional: kafkaSinkTransactions(o),
+            security: securityOptionsOf(o),
+          },
         };
       }
       case "json":

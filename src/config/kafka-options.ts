@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { OptionError } from "../errors/errors.js";
 import { parseDuration } from "./duration.js";
+import { checkKafkaSecurityOptions, kafkaSecurityOptions } from "./kafka-security-options.js";
 import { badRecordOptions } from "./options.js";
 
 /**
@@ -67,6 +68,7 @@ export const kafkaSourceSchema = z
     ...badRecordOptions,
     /** With a schema: malformed records are also written, unchanged, to this topic. */
     deadLetterTopic: z.string().min(1).optional(),
+    ...kafkaSecurityOptions,
   })
   .strict();
 
@@ -95,6 +97,7 @@ export function refuseKafkaClientOptions(raw: Record<string, unknown>): void {
 
 /** Spark's rules across options, after each option was validated on its own. */
 export function checkKafkaSourceOptions(raw: Record<string, unknown>, o: KafkaSourceOptions, streaming: boolean): void {
+  checkKafkaSecurityOptions(o, "kafka source");
   const strategies = ["subscribe", "subscribePattern", "assign"].filter((k) => raw[k] !== undefined);
   if (strategies.length === 0) {
     throw new OptionError("One of the following options must be specified for Kafka source: subscribe, subscribePattern, assign. See the docs for more details.");
@@ -153,6 +156,7 @@ export const kafkaSinkOptionsSchema = z
           "Kafka option 'transactional.id' is not supported: the sink gives each of its tasks a transactional id of its own; set kafka.transactional.id.prefix (or exactlyOnce=true) instead",
       })
       .optional(),
+    ...kafkaSecurityOptions,
   })
   .strict()
   .superRefine((o, ctx) => {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { OptionError } from "../errors/errors.js";
+import { SECRET_OPTIONS } from "./kafka-security-options.js";
 
 /**
  * Validates user options against a zod schema at the API boundary and turns zod's issues into one
@@ -11,7 +12,8 @@ export function validateOptions<T extends z.ZodType>(schema: T, input: unknown, 
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join(".") : "(options)";
     const given = valueAt(input, issue.path as PropertyKey[]);
-    const shown = given === undefined ? "" : ` (got ${JSON.stringify(given)})`;
+    // A secret's value is never repeated, not even when it is wrong.
+    const shown = given === undefined || SECRET_OPTIONS.has(path) ? "" : ` (got ${JSON.stringify(given)})`;
     return `option "${path}": ${issue.message}${shown}`;
   });
   throw new OptionError(`${where}: ${lines.join("; ")}`);

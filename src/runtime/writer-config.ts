@@ -1,6 +1,7 @@
 import type { Batch } from "../batch/batch.js";
 import type { FileSinkFormat } from "../config/file-sink-options.js";
 import type { OutputMode, Trigger } from "../config/options.js";
+import type { KafkaSecurityOptions } from "../config/kafka-security-options.js";
 
 /** A validated `writeStream` configuration, as the query manager receives it. */
 export interface WriterConfig {
@@ -18,6 +19,8 @@ export interface WriterConfig {
         readonly clientId: string;
         /** Exactly-once writes (a transactional id prefix, null to derive it from the query id); null: at-least-once. */
         readonly transactional: { readonly idPrefix: string | null; readonly timeoutMs: number } | null;
+        /** TLS and SASL: the kafka.security.protocol, kafka.ssl.* and kafka.sasl.* options. */
+        readonly security: KafkaSecurityOptions;
       }
     | { readonly kind: "foreachBatch"; readonly fn: (batch: Batch, batchId: number) => unknown }
     | { readonly kind: "file"; readonly format: FileSinkFormat; readonly path: string; readonly maxRecordsPerFile: number; readonly compactInterval: number };

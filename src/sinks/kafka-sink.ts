@@ -1,6 +1,8 @@
 import { type Batch } from "../batch/batch.js";
 import { AnalysisError, SluiceError } from "../errors/errors.js";
 import { openCluster, trackTopics, type KafkaCluster } from "../sources/kafka/kafka-cluster.js";
+import type { KafkaSecurityOptions } from "../config/kafka-security-options.js";
+import { PLAINTEXT_SECURITY, resolveKafkaSecurity, type KafkaSecurity } from "../sources/kafka/kafka-security.js";
 import { encodeRecordRows } from "../sources/kafka/record-batch/encode-rows.js";
 import type { Fields } from "../types/dtype.js";
 import { IdempotentBatchProducer, type OutgoingBatch, type ProducerSettings } from "./kafka-producer.js";
@@ -21,6 +23,8 @@ export interface KafkaSinkOptions {
   readonly clientId: string;
   /** Exactly-once through Kafka transactions; absent or null: at-least-once. */
   readonly transactional?: KafkaSinkTransactions | null;
+  /** TLS and SASL (read, with their files, when the sink is made: at the query's start); absent: PLAINTEXT. */
+  readonly security?: KafkaSecurityOptions;
 }
 
 /** Knobs with working defaults; tests and benchmarks may change them. */
@@ -102,6 +106,9 @@ export class KafkaSink implements Sink {
   private context: SinkContext | null = null;
   private readonly writers = new Map<number, TransactionalTaskWriter>();
 
+  /** TLS and SASL of every connection the sink makes. */
+  private readonly security: KafkaSecurity;
+
   constructor(
     private readonly options: KafkaSinkOptions,
     tuning: Partial<KafkaSinkTuning> = {},
@@ -110,6 +117,7 @@ export class KafkaSink implements Sink {
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
     this.transactional = options.transactional ?? null;
     this.guarantee = this.transactional ? "transactional" : "at-least-once";
+    this.security = options.security ? resolveKafkaSecurity(options.security) : PLAINTEXT_SECURITY;
   }
 
   describe(): string {
@@ -170,6 +178,7 @@ export class KafkaSink implements Sink {
         requestTimeoutMs: t.timeoutMs + 10_000,
         connectionTimeoutMs: 10_000,
         isolationLevel: "read_uncommitted",
+        security: this.security,
         allowAutoTopicCreation: true,
         // As Kafka's producers: partition counts are re-read every 5 minutes, and after errors.
         metadataMaxAgeMs: 300_000,

@@ -4,12 +4,13 @@
  * one batch per partition, instead of going through kafkajs's per-message encoder (~0.3 M records/s).
  */
 import { clusterFor, trackTopics, type KafkaConnectionOptions } from "../sources/kafka/kafka-cluster.js";
+import { PLAINTEXT_SECURITY } from "../sources/kafka/kafka-security.js";
 import { produceRaw, type ProducePartition } from "../sources/kafka/produce-raw.js";
 import { grow } from "../sources/kafka/record-batch/columns.js";
 import { encodeRecordBatchColumns } from "../sources/kafka/record-batch/encode.js";
 
 export function connection(bootstrapServers: string): KafkaConnectionOptions {
-  return { bootstrapServers, clientId: "sluice-bench-load", requestTimeoutMs: 60_000, connectionTimeoutMs: 10_000, isolationLevel: "read_uncommitted" };
+  return { bootstrapServers, clientId: "sluice-bench-load", requestTimeoutMs: 60_000, connectionTimeoutMs: 10_000, isolationLevel: "read_uncommitted", security: PLAINTEXT_SECURITY };
 }
 
 export interface ProduceJsonOptions {

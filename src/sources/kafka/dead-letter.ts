@@ -1,18 +1,23 @@
-import { Kafka, logLevel, type Producer } from "kafkajs";
+import type { Producer } from "kafkajs";
 import { type Batch, readNumbers, readString } from "../../batch/batch.js";
 import { SluiceError } from "../../errors/errors.js";
-import type { KafkaConnectionOptions } from "./kafka-cluster.js";
+import { kafkaClientConfig, type KafkaConnectionOptions } from "./kafka-cluster.js";
+import { loadKafkajs } from "./kafkajs.js";
 
 const producers = new Map<string, Promise<Producer>>();
 
 function producerFor(c: KafkaConnectionOptions): Promise<Producer> {
-  let p = producers.get(c.bootstrapServers);
+  const key = JSON.stringify([c.bootstrapServers, c.security]);
+  let p = producers.get(key);
   if (!p) {
-    const kafka = new Kafka({ brokers: c.bootstrapServers.split(","), clientId: `${c.clientId}-dead-letter`, logLevel: logLevel.ERROR });
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    p = producer.connect().then(() => producer);
-    producers.set(c.bootstrapServers, p);
-    p.catch(() => producers.delete(c.bootstrapServers));
+    p = kafkaClientConfig(c, `${c.clientId}-dead-letter`).then(async (config) => {
+      const { Kafka } = await loadKafkajs();
+      const producer = new Kafka(config).producer({ idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      return producer;
+    });
+    producers.set(key, p);
+    p.catch(() => producers.delete(key));
   }
   return p;
 }

@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { trackTopics, type KafkaCluster } from "./kafka-cluster.js";
+import { loadedKafkajs } from "./kafkajs.js";
 
 /**
  * A Fetch (v11) request whose response keeps each partition's record set as raw bytes, so the
@@ -7,8 +7,6 @@ import { trackTopics, type KafkaCluster } from "./kafka-cluster.js";
  * The request encoding is kafkajs's; the response parsing is Sluice's.
  */
 
-const require = createRequire(import.meta.url);
-const fetchV11 = require("kafkajs/src/protocol/requests/fetch/v11/request.js") as (o: Record<string, unknown>) => unknown;
 
 export interface RawPartitionFetch {
   readonly errorCode: number;
@@ -114,7 +112,7 @@ export async function fetchPartitionRaw(cluster: KafkaCluster, req: FetchRequest
   if (!meta) return { errorCode: KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, abortedTransactions: [], records: new Uint8Array(0) };
   const broker = await cluster.findBroker({ nodeId: meta.leader });
   onLeader?.(`${broker.connectionPool.host}:${broker.connectionPool.port}`);
-  const request = fetchV11({
+  const request = loadedKafkajs().fetchV11Request({
     replicaId: -1,
     maxWaitTime: 0,
     minBytes: 0,

@@ -1,5 +1,6 @@
-import { Kafka, logLevel } from "kafkajs";
-import type { KafkaConnectionOptions } from "./kafka-cluster.js";
+import type { Admin } from "kafkajs";
+import { kafkaClientConfig, type KafkaConnectionOptions } from "./kafka-cluster.js";
+import { loadKafkajs } from "./kafkajs.js";
 import type { PartitionOffsets } from "./partition-offsets.js";
 import { timeLimit } from "./time-limit.js";
 
@@ -10,33 +11,34 @@ import { timeLimit } from "./time-limit.js";
  * does not answer holds up the query's stop for kafka.default.api.timeout.ms at most.
  */
 export class GroupCommitter {
-  private readonly admin;
-  private connected: Promise<void> | null = null;
+  private admin: Promise<Admin> | null = null;
   private last: Promise<void> = Promise.resolve();
 
   constructor(
-    connection: KafkaConnectionOptions,
+    private readonly connection: KafkaConnectionOptions,
     private readonly groupId: string,
     /** Longest wait, at close, for the last publish (kafka.default.api.timeout.ms). */
     private readonly closeTimeoutMs: number,
-  ) {
-    const kafka = new Kafka({
-      brokers: connection.bootstrapServers.split(","),
-      clientId: connection.clientId,
-      connectionTimeout: connection.connectionTimeoutMs,
-      requestTimeout: connection.requestTimeoutMs,
-      logLevel: logLevel.ERROR,
+  ) {}
+
+  private connectedAdmin(): Promise<Admin> {
+    this.admin ??= kafkaClientConfig(this.connection).then(async (config) => {
+      const { Kafka } = await loadKafkajs();
+      const admin = new Kafka(config).admin();
+      await admin.connect();
+      return admin;
     });
-    this.admin = kafka.admin();
+    // A failed connect is tried again at the next publish.
+    this.admin.catch(() => (this.admin = null));
+    return this.admin;
   }
 
   commit(offsets: PartitionOffsets): void {
     this.last = this.last.then(async () => {
       try {
-        this.connected ??= this.admin.connect();
-        await this.connected;
+        const admin = await this.connectedAdmin();
         for (const [topic, parts] of Object.entries(offsets)) {
-          await this.admin.setOffsets({
+          await admin.setOffsets({
             groupId: this.groupId,
             topic,
             partitions: Object.entries(parts).map(([partition, offset]) => ({ partition: Number(partition), offset: String(offset) })),
@@ -56,6 +58,7 @@ export class GroupCommitter {
     );
     if (!published) console.warn(`consumer group ${this.groupId}: the last offsets were not published within ${this.closeTimeoutMs} ms (kafka.default.api.timeout.ms)`);
     // A disconnect waits for requests in flight; a broker that did not answer would hold it too.
-    if (this.connected) await timeLimit(this.admin.disconnect(), this.closeTimeoutMs, () => new Error("timed out")).catch(() => undefined);
+    const admin = this.admin;
+    if (admin) await timeLimit(admin.then((a) => a.disconnect()), this.closeTimeoutMs, () => new Error("timed out")).catch(() => undefined);
   }
 }

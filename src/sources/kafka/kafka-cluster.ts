@@ -1,5 +1,13 @@
-import { createRequire } from "node:module";
+import type { KafkaConfig } from "kafkajs";
+import * as net from "node:net";
+import * as tls from "node:tls";
 import { SluiceError } from "../../errors/errors.js";
+import { clientSecurity, describeSecurity, type KafkaSecurity } from "./kafka-security.js";
+import { loadKafkajs } from "./kafkajs.js";
+import { KafkaSecurityError, securityFailure } from "./security-hints.js";
+
+/** kafkajs's logLevel.ERROR. */
+const LOG_ERROR = 1;
 
 /**
  * Connections to a Kafka cluster through kafkajs's cluster layer (metadata, leader lookup, broker
@@ -9,14 +17,6 @@ import { SluiceError } from "../../errors/errors.js";
  * batches.
  */
 
-const require = createRequire(import.meta.url);
-// kafkajs is pinned to 2.2.4 (it is no longer released), so its internal modules are stable.
-const Cluster = require("kafkajs/src/cluster/index.js") as new (options: Record<string, unknown>) => KafkaCluster;
-const { createLogger, LEVELS } = require("kafkajs/src/loggers/index.js") as {
-  createLogger(o: { level: number; logCreator: unknown }): unknown;
-  LEVELS: Record<"NOTHING" | "ERROR" | "WARN" | "INFO" | "DEBUG", number>;
-};
-const defaultSocketFactory = require("kafkajs/src/network/socketFactory.js") as () => unknown;
 
 export interface KafkaConnectionOptions {
   readonly bootstrapServers: string;
@@ -24,6 +24,8 @@ export interface KafkaConnectionOptions {
   readonly requestTimeoutMs: number;
   readonly connectionTimeoutMs: number;
   readonly isolationLevel: "read_uncommitted" | "read_committed";
+  /** TLS and SASL (kafka.security.protocol and the kafka.ssl.* and kafka.sasl.* options). */
+  readonly security: KafkaSecurity;
   /** Metadata requests ask the broker to create missing topics (it does so only if it allows it). Default false. */
   readonly allowAutoTopicCreation?: boolean;
   /** How long cached metadata counts as fresh for `refreshMetadataIfNecessary`. Default 0 (always refresh). */
@@ -88,7 +90,7 @@ export function isolationCode(level: KafkaConnectionOptions["isolationLevel"]): 
  * reports them, naming the broker and the option that bounds the wait.
  */
 const logCreator = () => (entry: { namespace: string; level: number; log: { message: string } }) => {
-  if (entry.level > LEVELS.ERROR || entry.namespace === "Connection" || entry.namespace === "BrokerPool") return;
+  if (entry.level > LOG_ERROR || entry.namespace === "Connection" || entry.namespace === "BrokerPool" || entry.namespace.startsWith("SaslAuthenticator")) return;
   console.error(`[kafka ${entry.namespace}] ${entry.log.message}`);
 };
 
@@ -96,12 +98,37 @@ const logCreator = () => (entry: { namespace: string; level: number; log: { mess
  * A kafkajs error in words a user can act on: the error kafkajs gave up on rather than its
  * "retries exceeded" wrapper, and for a request that timed out, the option that set the wait.
  */
-export function describeKafkaError(error: unknown, connection: Pick<KafkaConnectionOptions, "requestTimeoutMs">): string {
+export function describeKafkaError(error: unknown, connection: Pick<KafkaConnectionOptions, "requestTimeoutMs" | "security">): string {
   let e = error as { name?: string; message?: string; originalError?: unknown } | null;
   while (e?.name === "KafkaJSNumberOfRetriesExceeded" && e.originalError) e = e.originalError as typeof e;
-  const message = e?.message ?? String(error);
+  const message = tidyOpenSslMessage(e?.message ?? String(error));
   if (e?.name === "KafkaJSRequestTimeoutError") return `${message} after ${connection.requestTimeoutMs} ms (kafka.request.timeout.ms)`;
-  return message;
+  const failure = securityFailure(error, connection.security);
+  // An error from openCluster already carries its hint.
+  return failure && !message.includes(failure.hint) ? `${message}: ${failure.hint}` : message;
+}
+
+/**
+ * OpenSSL's error lines as Node passes them on ("80AC...:error:0A000412:SSL routines:
+ * ssl3_read_bytes:sslv3 alert bad certificate:../deps/openssl/...:1601:SSL alert number 42"),
+ * reduced to the reason and the alert.
+ */
+function tidyOpenSslMessage(message: string): string {
+  return message.replace(/[0-9A-F]{8,}:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):[^\n]*?(?:SSL alert number (\d+))?\s*$/, (_, reason: string, alert?: string) =>
+    alert ? `${reason} (TLS alert ${alert})` : reason,
+  );
+}
+
+/**
+ * Opens sockets for kafkajs: TLS when `ssl` is set, with SNI only for host names (RFC 6066
+ * forbids an IP address there). Keep-alive probes find a broker that vanished without a FIN.
+ */
+export function socketFactory() {
+  return ({ host, port, ssl, onConnect }: { host: string; port: number; ssl: tls.ConnectionOptions | null; onConnect: () => void }) => {
+    const socket = ssl ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : net.connect({ host, port }, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  };
 }
 
 /**
@@ -146,11 +173,31 @@ export function clusterFor(options: KafkaConnectionOptions): Promise<KafkaCluste
   return cluster;
 }
 
+/**
+ * Settings for a kafkajs client (producer or admin) with these connection options: the same
+ * sockets, TLS and SASL as Sluice's own cluster connections, and only error-level logs.
+ */
+export async function kafkaClientConfig(o: KafkaConnectionOptions, clientId = o.clientId): Promise<KafkaConfig> {
+  return {
+    brokers: o.bootstrapServers.split(",").map((b) => b.trim()),
+    clientId,
+    connectionTimeout: o.connectionTimeoutMs,
+    requestTimeout: o.requestTimeoutMs,
+    logLevel: LOG_ERROR as KafkaConfig["logLevel"],
+    logCreator,
+    socketFactory: socketFactory() as unknown as KafkaConfig["socketFactory"],
+    ...(await clientSecurity(o.security)),
+  } as KafkaConfig;
+}
+
 /** A connected cluster that the caller owns and disconnects (not shared through `clusterFor`). */
 export async function openCluster(o: KafkaConnectionOptions): Promise<KafkaCluster> {
+  const security = await clientSecurity(o.security);
+  const { Cluster, createLogger } = await loadKafkajs();
   const cluster = new Cluster({
-    logger: createLogger({ level: LEVELS.ERROR, logCreator }),
-    socketFactory: defaultSocketFactory(),
+    logger: createLogger({ level: LOG_ERROR, logCreator }),
+    socketFactory: socketFactory(),
+    ...security,
     brokers: o.bootstrapServers.split(",").map((b) => b.trim()),
     clientId: o.clientId,
     connectionTimeout: o.connectionTimeoutMs,
@@ -165,7 +212,8 @@ export async function openCluster(o: KafkaConnectionOptions): Promise<KafkaClust
   try {
     await cluster.connect();
   } catch (e) {
-    throw new SluiceError(`cannot connect to Kafka at ${o.bootstrapServers}: ${(e as Error).message}`, { cause: e });
+    const message = `cannot connect to Kafka at ${o.bootstrapServers}${o.security.protocol === "PLAINTEXT" ? "" : ` over ${describeSecurity(o.security)}`}: ${describeKafkaError(e, o)}`;
+    throw securityFailure(e, o.security)?.definitive ? new KafkaSecurityError(message, { cause: e }) : new SluiceError(message, { cause: e });
   }
   return cluster;
 }

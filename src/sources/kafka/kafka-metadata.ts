@@ -1,4 +1,5 @@
 import { AnalysisError, OptionError, SluiceError } from "../../errors/errors.js";
+import { KafkaSecurityError } from "./security-hints.js";
 import { describeKafkaError, disconnectLater, openCluster, trackTopics, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
 import type { TopicPartition } from "./partition-offsets.js";
 import { tpKey } from "./partition-offsets.js";
@@ -83,7 +84,8 @@ export class KafkaMetadata {
         return await timeLimit(work, apiTimeoutMs, () => new SluiceError(`no answer within ${apiTimeoutMs} ms (kafka.default.api.timeout.ms)`));
       } catch (e) {
         // Sluice's own verdicts on options and plans come out the same however often they are asked.
-        if (e instanceof OptionError || e instanceof AnalysisError) throw e;
+        // So are a broker's refusals of this client's credentials or certificates.
+        if (e instanceof OptionError || e instanceof AnalysisError || e instanceof KafkaSecurityError) throw e;
         last = e;
         this.reset();
         if (attempt < attempts) {

@@ -3,6 +3,7 @@ import { OptionError } from "../../errors/errors.js";
 import type { Fields } from "../../types/dtype.js";
 import type { KafkaSplit } from "./kafka-split.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
+import { resolveKafkaSecurity } from "./kafka-security.js";
 import type { KafkaMetadata, LookupPolicy, SubscriptionStrategy } from "./kafka-metadata.js";
 import { type OffsetRange, splitRanges } from "./offset-ranges.js";
 import { EARLIEST, LATEST, offsetOf, parsePartitionOffsets, type TopicPartition, tpKey } from "./partition-offsets.js";
@@ -16,6 +17,7 @@ export function connectionOf(o: KafkaSourceOptions): KafkaConnectionOptions {
     requestTimeoutMs: o["kafka.request.timeout.ms"],
     connectionTimeoutMs: o["kafka.connection.timeout.ms"],
     isolationLevel: o["kafka.isolation.level"],
+    security: resolveKafkaSecurity(o),
   };
 }
 

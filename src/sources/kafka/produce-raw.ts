@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import { SluiceError } from "../../errors/errors.js";
 import type { KafkaBroker } from "./kafka-cluster.js";
+import { loadedKafkajs, type KafkaErrorCode } from "./kafkajs.js";
 
 /**
  * One Produce (v7) request carrying one already-encoded record batch per topic-partition, for
@@ -11,17 +11,12 @@ import type { KafkaBroker } from "./kafka-cluster.js";
  * retry only what failed.
  */
 
-const require = createRequire(import.meta.url);
-// kafkajs is pinned to 2.2.4: its error table (code -> name, retriable, message) is stable.
-const { errorCodes } = require("kafkajs/src/protocol/error.js") as {
-  errorCodes: { type: string; code: number; retriable: boolean; message: string }[];
-};
 /** Codes newer than kafkajs 2.2.4's table that a current broker may still return. */
-const NEWER_CODES = [
+const NEWER_CODES: readonly KafkaErrorCode[] = [
   { type: "PRODUCER_FENCED", code: 90, retriable: false, message: "There is a newer producer with the same transactionalId which fences the current one" },
   { type: "TRANSACTION_ABORTABLE", code: 120, retriable: false, message: "The producer must abort the transaction in progress" },
 ];
-const BY_CODE = new Map([...errorCodes, ...NEWER_CODES].map((e) => [e.code, e]));
+let byCode: Map<number, KafkaErrorCode> | null = null;
 
 export interface KafkaErrorInfo {
   readonly code: number;
@@ -31,8 +26,10 @@ export interface KafkaErrorInfo {
   readonly message: string;
 }
 
+/** Kafka's name and meaning of an error code (asked only about answers, so kafkajs is loaded). */
 export function kafkaError(code: number): KafkaErrorInfo {
-  const e = BY_CODE.get(code);
+  byCode ??= new Map([...loadedKafkajs().errorCodes, ...NEWER_CODES].map((e) => [e.code, e]));
+  const e = byCode.get(code);
   return e ? { code, name: e.type, retriable: e.retriable, message: e.message } : { code, name: `UNKNOWN_ERROR_CODE_${code}`, retriable: false, message: `unknown error code ${code}` };
 }
 
