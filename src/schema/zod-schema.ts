@@ -88,12 +88,27 @@ function dtypeOf(name: string, schema: AnyZod): DType {
   }
 }
 
-/** Runtime fields of a zod object schema, in declaration order. */
-export function fieldsFromZod(schema: z.ZodObject<any>): Field[] {
-  if (!(schema instanceof z.ZodObject)) {
+/**
+ * A zod 4 object schema, from whichever copy of zod 4 the application loaded (zod is a peer
+ * dependency, but a bundle or a nested install may hold another): recognised by zod 4's `_zod`
+ * internals, not by `instanceof`. A zod 3 schema is named as such, with the fix.
+ */
+function checkZodObject(schema: unknown): asserts schema is z.ZodObject<any> {
+  const s = schema as { _zod?: { def?: { type?: unknown } }; _def?: { typeName?: unknown } } | null;
+  if (s && typeof s === "object" && s._zod === undefined && typeof s._def?.typeName === "string") {
+    throw new OptionError(
+      'schema: this is a zod 3 schema, and Sluice reads zod 4 schemas: install zod 4 (npm install zod@^4) and import { z } from "zod", or with zod 3.25 import { z } from "zod/v4"',
+    );
+  }
+  if (!s || typeof s !== "object" || s._zod?.def?.type !== "object") {
     throw new OptionError("schema: expected a zod object schema such as z.object({ word: z.string() })");
   }
-  return Object.entries(schema.shape as Record<string, AnyZod>).map(([name, member]) => {
+}
+
+/** Runtime fields of a zod object schema, in declaration order. */
+export function fieldsFromZod(schema: z.ZodObject<any>): Field[] {
+  checkZodObject(schema);
+  return Object.entries(schema._zod.def.shape as Record<string, AnyZod>).map(([name, member]) => {
     const { inner, nullable } = unwrap(member);
     const type = metaType(member) ?? metaType(inner) ?? dtypeOf(name, inner);
     return { name, type, nullable };

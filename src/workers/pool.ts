@@ -5,7 +5,7 @@ import { describeInputSplit } from "../sources/source-runtimes.js";
 import type { Task, TaskResult } from "./protocol.js";
 import { packTask, unpackResult, type PackedTask } from "./transfer.js";
 import { unpackError } from "./transfer-error.js";
-import { isTaskStarted, loadRunTask, type RunTask, type WorkerData, type WorkerReply, type WorkerRequest } from "./worker-entry.js";
+import { isTaskStarted, loadRunTask, type RunTask, type WorkerData, type WorkerReply, type WorkerRequest } from "./worker-messages.js";
 import { defaultTaskModuleUrl, moduleHref, workerEntryUrl, workerExecArgv } from "./worker-path.js";
 
 /**
@@ -101,6 +101,7 @@ export class TaskPool {
   readonly taskRetryBackoffMs: number;
   readonly taskRetryMaxBackoffMs: number;
   private readonly taskModule: string;
+  private readonly customTaskModule: boolean;
   private readonly threads: Piscina | null;
   private inlineRunTask: Promise<RunTask> | undefined;
   private destroyed = false;
@@ -132,6 +133,7 @@ export class TaskPool {
     this.taskRetryBackoffMs = taskRetryBackoffMs;
     this.taskRetryMaxBackoffMs = taskRetryMaxBackoffMs;
     this.taskModule = moduleHref(options.taskModule ?? defaultTaskModuleUrl());
+    this.customTaskModule = options.taskModule !== undefined;
     this.threads = workers > 0 ? this.startThreads(workers) : null;
   }
 
@@ -228,7 +230,9 @@ export class TaskPool {
   }
 
   private async inlineAttempt(task: Task): Promise<TaskResult> {
-    this.inlineRunTask ??= loadRunTask(this.taskModule).catch((error: unknown) => {
+    // Sluice's own task module is imported by a literal path, so that bundlers include it;
+    // a pool given another module loads it by its URL.
+    this.inlineRunTask ??= (this.customTaskModule ? loadRunTask(this.taskModule) : import("./run-task.js").then((m) => m.runTask as RunTask)).catch((error: unknown) => {
       this.inlineRunTask = undefined;
       throw error;
     });
