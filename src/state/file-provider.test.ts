@@ -130,16 +130,32 @@ describe("FileStateStoreProvider: files", () => {
 });
 
 describe("FileStateStoreProvider: memory", () => {
-  it("loads the version it just committed from memory and older versions from their files", async () => {
-    const provider = openProvider();
-    const rows = await commitVersions(provider, 3);
-    rmSync(shard("3.delta"));
-    rmSync(shard("1.delta"));
-    // Version 3 is the table the provider kept; version 2 is read again, and needs 1.delta.
-    expect(rowsOf(provider.load(0, 3).open(SCHEMA, KIND))).toEqual(rows[3]);
-    expect(() => provider.load(0, 2).open(SCHEMA, KIND)).toThrow(
-      `state file ${shard("1.delta")} is missing: it was deleted while this query used the checkpoint`,
-    );
+  it("keeps the version it just committed where a snapshot needs it or a few changes keep the copy current; one that changed most of the table is read back from its files", async () => {
+    const provider = openProvider({ minDeltasForSnapshot: 3 });
+    const store = provider.load(0, 0);
+    const t = store.open(SCHEMA, KIND);
+    for (let i = 0; i < 40; i++) setRow(t, `k${i}`, i, null);
+    // Version 1 changes the whole table and no snapshot is due: no copy is kept.
+    store.commit(1);
+    setRow(t, "k1", 100, null);
+    store.commit(2);
+    // Version 3's snapshot is due: the provider copies the table for it...
+    setRow(t, "k2", 200, null);
+    store.commit(3);
+    await provider.flush();
+    // ...and a commit of few changes applies them to that copy.
+    removeRow(t, "k3");
+    store.commit(4);
+    const version4 = rowsOf(t);
+    const delta4 = readFileSync(shard("4.delta"));
+    rmSync(shard("4.delta"));
+    expect(rowsOf(provider.load(0, 4).open(SCHEMA, KIND))).toEqual(version4);
+    writeFileSync(shard("4.delta"), delta4);
+    // Version 5 changes every row: the copy is dropped, and version 5 lives in its files only.
+    for (let i = 4; i < 40; i++) setRow(t, `k${i}`, i + 1000, null);
+    store.commit(5);
+    rmSync(shard("5.delta"));
+    expect(() => provider.load(0, 5).open(SCHEMA, KIND)).toThrow(`state file ${shard("5.delta")} is missing: it was deleted while this query used the checkpoint`);
   });
 
   it("keeps the latest table exactly as committed, whether it applies a commit's few changes or copies the table", async () => {

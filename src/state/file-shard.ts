@@ -151,28 +151,30 @@ export class FileShard implements ShardHistory {
 
   /**
    * The kept table moves on to `version`: the changes are applied to it when it holds `base`, the
-   * changes are few, and no snapshot still reads it (its buffers are being written); otherwise it
-   * is a copy of the working table.
+   * changes are few, and no snapshot still reads it (its buffers are being written). Otherwise it
+   * is a copy of the working table when a snapshot of `version` is due (maintenance writes it from
+   * that copy); when none is, no copy is kept at all: copying a large table on every batch cost
+   * more than anything else in a commit, and `version` is on disk, read back only if the store is
+   * opened again.
    */
   keep(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void {
     const cached = this.cached;
     const pinned = cached !== null && (this.due?.table === cached.table || this.snapshotting?.table === cached.table);
     const changed = changes.removed.length + changes.upserted.length;
-    let table: StateTable;
-    if (cached !== null && cached.version === base && !pinned && changed <= cached.table.size * APPLY_CHANGES_UP_TO) {
-      table = cached.table;
-      table.applyChangesOf(working, changes);
-    } else {
-      table = working.clone();
-      table.commitChanges();
-    }
-    this.cached = { version, table, shape };
     const files = this.files;
     const pending = this.snapshotting?.version;
     const floor = pending !== undefined && pending <= version ? pending : null;
-    if (files.deltasSinceSnapshot(version, floor) >= this.settings.minDeltasForSnapshot) {
-      this.due = { version, table, shape, write: files.deltaWrite(version)! };
+    const snapshotDue = files.deltasSinceSnapshot(version, floor) >= this.settings.minDeltasForSnapshot;
+    let table: StateTable | null = null;
+    if (cached !== null && cached.version === base && !pinned && changed <= cached.table.size * APPLY_CHANGES_UP_TO) {
+      table = cached.table;
+      table.applyChangesOf(working, changes);
+    } else if (snapshotDue) {
+      table = working.clone();
+      table.commitChanges();
     }
+    this.cached = table === null ? null : { version, table, shape };
+    if (snapshotDue) this.due = { version, table: table!, shape, write: files.deltaWrite(version)! };
     this.maintenance.schedule(this);
   }
 
