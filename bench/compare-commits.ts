@@ -7,7 +7,8 @@
  *   npm run bench:compare -- --base dab5ce6 --workload W1,W3 --reps 3
  *   npm run bench:compare -- --base v0.1.0 --head main --workload W2
  *
- * Results: bench/results/compare-<base>-<head>.{json,md}.
+ * Results: bench/results/compare-<base>-<head>.{json,md}. A later run for the same two commits adds
+ * its repetitions to the file's (medians over all of them); `--report` only rewrites the .md.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -31,6 +32,8 @@ const Options = z
         return picked as WorkloadName[];
       }),
     reps: z.coerce.number().int().min(1).default(3),
+    /** Only render the .md again from the results file. */
+    report: z.literal("").transform(() => true).optional(),
   })
   .strict();
 
@@ -39,7 +42,8 @@ function parseArgs(argv: readonly string[]): z.infer<typeof Options> {
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]!);
     if (!m) throw new Error(`unexpected argument "${argv[i]}": options are --name value`);
-    raw[m[1]!] = m[2] ?? argv[++i] ?? "";
+    const next = argv[i + 1];
+    raw[m[1]!] = m[2] ?? (next !== undefined && !next.startsWith("--") ? argv[++i]! : "");
   }
   const parsed = Options.safeParse(raw);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "));
@@ -100,50 +104,57 @@ function drainOnce(dir: string, workload: WorkloadName): z.infer<typeof DrainRow
   return row;
 }
 
+const ResultsFile = z.object({ base: z.string(), head: z.string(), runs: z.array(z.custom<Run>()), finishedAt: z.string() });
+
 function main(): void {
   const o = parseArgs(process.argv.slice(2));
   const sides = { base: git("rev-parse", "--short", o.base), head: git("rev-parse", "--short", o.head) };
-  const dirs = { base: checkout(sides.base), head: checkout(sides.head) };
-  const runs: Run[] = [];
-  for (let rep = 1; rep <= o.reps; rep++) {
-    for (const workload of o.workload) {
-      for (const side of ["base", "head"] as const) {
-        const row = drainOnce(dirs[side], workload);
-        runs.push({ side, workload, rep, ...row });
-        log(`${workload} ${side} (${sides[side]}) rep ${rep}: ${(row.recordsPerSecond / 1000).toFixed(0)} k rec/s, ${row.cpuSeconds.toFixed(1)} CPU-s`);
+  const name = `compare-${sides.base}-${sides.head}`;
+  const file = path.join(ROOT, "bench", "results", `${name}.json`);
+  const earlier = existsSync(file) ? ResultsFile.parse(JSON.parse(readFileSync(file, "utf8"))).runs : [];
+  const runs: Run[] = [...earlier];
+  if (!o.report) {
+    const dirs = { base: checkout(sides.base), head: checkout(sides.head) };
+    for (let rep = 1; rep <= o.reps; rep++) {
+      for (const workload of o.workload) {
+        for (const side of ["base", "head"] as const) {
+          const row = drainOnce(dirs[side], workload);
+          const n = runs.filter((r) => r.workload === workload && r.side === side).length + 1;
+          runs.push({ side, workload, rep: n, ...row });
+          log(`${workload} ${side} (${sides[side]}) rep ${n}: ${(row.recordsPerSecond / 1000).toFixed(0)} k rec/s, ${row.cpuSeconds.toFixed(1)} CPU-s`);
+        }
       }
     }
+    writeFileSync(file, `${JSON.stringify({ base: sides.base, head: sides.head, finishedAt: new Date().toISOString(), runs }, null, 2)}\n`);
   }
-  const summary = o.workload.map((workload) => {
-    const of = (side: "base" | "head", key: "recordsPerSecond" | "recordsPerCpuSecond") => median(runs.filter((r) => r.workload === workload && r.side === side).map((r) => r[key]));
-    return {
-      workload,
-      base: { recordsPerSecond: of("base", "recordsPerSecond"), recordsPerCpuSecond: of("base", "recordsPerCpuSecond") },
-      head: { recordsPerSecond: of("head", "recordsPerSecond"), recordsPerCpuSecond: of("head", "recordsPerCpuSecond") },
-    };
-  });
-  const name = `compare-${sides.base}-${sides.head}`;
-  const out = path.join(ROOT, "bench", "results");
-  writeFileSync(path.join(out, `${name}.json`), `${JSON.stringify({ base: sides.base, head: sides.head, reps: o.reps, finishedAt: new Date().toISOString(), runs, summary }, null, 2)}\n`);
+  writeReport(path.join(ROOT, "bench", "results", `${name}.md`), sides, runs);
+  log(`written to bench/results/${name}.{json,md}`);
+}
+
+function writeReport(file: string, sides: { base: string; head: string }, runs: readonly Run[]): void {
+  const workloads = WORKLOADS.filter((w) => runs.some((r) => r.workload === w));
+  const of = (workload: WorkloadName, side: "base" | "head", key: "recordsPerSecond" | "recordsPerCpuSecond") =>
+    median(runs.filter((r) => r.workload === workload && r.side === side).map((r) => r[key]));
+  const count = (workload: WorkloadName) => runs.filter((r) => r.workload === workload && r.side === "head").length;
   const k = (n: number) => `${Math.round(n).toLocaleString("en-US")}`;
   const pct = (head: number, base: number) => `${head >= base ? "+" : ""}${((head / base - 1) * 100).toFixed(1)}%`;
   const lines = [
     `# Sluice ${sides.head} against ${sides.base}`,
     "",
-    `Written by \`npm run bench:compare\` (bench/compare-commits.ts): the drain phase of \`npm run bench\` for Sluice alone, ${o.reps} interleaved repetitions (base, head, base, head ...) per workload, medians. Finished ${new Date().toISOString()}.`,
+    "Written by `npm run bench:compare` (bench/compare-commits.ts): the drain phase of `npm run bench` for Sluice alone, " +
+      "run from a clean checkout of each commit in interleaved repetitions (base, head, base, head ...) on one broker and the same topics; medians over every repetition recorded.",
     "",
-    "| workload | records/s base | records/s head | head vs base | records per CPU-second base | head | head vs base |",
-    "|---|---:|---:|---:|---:|---:|---:|",
-    ...summary.map(
-      (s) =>
-        `| ${s.workload} | ${k(s.base.recordsPerSecond)} | ${k(s.head.recordsPerSecond)} | ${pct(s.head.recordsPerSecond, s.base.recordsPerSecond)} | ${k(s.base.recordsPerCpuSecond)} | ${k(s.head.recordsPerCpuSecond)} | ${pct(s.head.recordsPerCpuSecond, s.base.recordsPerCpuSecond)} |`,
-    ),
+    "| workload | repetitions per side | records/s base | records/s head | head vs base | records per CPU-second base | head | head vs base |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...workloads.map((w) => {
+      const [rb, rh, cb, ch] = [of(w, "base", "recordsPerSecond"), of(w, "head", "recordsPerSecond"), of(w, "base", "recordsPerCpuSecond"), of(w, "head", "recordsPerCpuSecond")];
+      return `| ${w} | ${count(w)} | ${k(rb)} | ${k(rh)} | ${pct(rh, rb)} | ${k(cb)} | ${k(ch)} | ${pct(ch, cb)} |`;
+    }),
     "",
-    "Every run: " + runs.map((r) => `${r.workload} ${r.side} ${r.rep}: ${k(r.recordsPerSecond)}`).join("; ") + ".",
+    "Every run, in order: " + runs.map((r) => `${r.workload} ${r.side} ${r.rep}: ${k(r.recordsPerSecond)}`).join("; ") + ".",
     "",
   ];
-  writeFileSync(path.join(out, `${name}.md`), lines.join("\n"));
-  log(`written to bench/results/${name}.{json,md}`);
+  writeFileSync(file, lines.join("\n"));
 }
 
 main();
