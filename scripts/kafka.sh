@@ -149,6 +149,16 @@ is_broker() {
   fi
 }
 
+# True while pid exists and is not a zombie, whatever it runs.
+is_alive() {
+  kill -0 "$1" 2>/dev/null || return 1
+  if [ -r "/proc/$1/stat" ]; then
+    [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
+  else
+    ps -p "$1" -o stat= | grep -qv '^ *Z'
+  fi
+}
+
 # True when pid is stopped by a signal (state T), as `freeze` leaves it.
 is_frozen() {
   if [ -r "/proc/$1/stat" ]; then
@@ -295,7 +305,9 @@ wait_ready() {
   start=$(now_ms)
   deadline=$((start + ${KAFKA_START_TIMEOUT:-60} * 1000))
   while :; do
-    if ! is_broker "$pid"; then
+    # Right after the fork the child is still nohup (its command line not yet the broker's): only a process
+    # that is gone, or a zombie, has exited.
+    if ! is_alive "$pid"; then
       rm -f "$PID_FILE"
       tail -n 40 "$LOG_FILE" >&2
       die "the broker exited during start-up (log above, all of it in ${LOG_FILE#"$ROOT"/})"

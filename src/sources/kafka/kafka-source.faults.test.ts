@@ -167,11 +167,15 @@ beforeEach(() => {
 
 afterEach(async () => {
   warn.mockRestore();
-  // Whatever a test did to the broker, the next one (and the other suites' teardown) finds it answering.
-  await kafkaBroker.restore();
-  await Promise.all(cleanups.splice(0).map((c) => c()));
-  await session.stop();
-  dir.remove();
+  try {
+    // Whatever a test did to the broker, the next one (and the other suites' teardown) finds it answering.
+    await kafkaBroker.restore();
+  } finally {
+    // Even when it does not come back: clients left open would retry into the next test.
+    await Promise.all(cleanups.splice(0).map((c) => c()));
+    await session.stop();
+    dir.remove();
+  }
 });
 
 afterAll(async () => {
