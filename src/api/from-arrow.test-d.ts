@@ -4,7 +4,7 @@ import type { ColType } from "../types/dtype.js";
 import type { SchemaOfArrow } from "./readers.js";
 
 describe("fromArrow column types follow dtypeOfArrow", () => {
-  it("maps every numeric and temporal Arrow type as the runtime does", () => {
+  it("maps every numeric, temporal and binary Arrow type as the runtime does", () => {
     type Schema = SchemaOfArrow<{
       i8: arrow.Int8;
       i32: arrow.Int32;
@@ -16,6 +16,7 @@ describe("fromArrow column types follow dtypeOfArrow", () => {
       f32: arrow.Float32;
       micros: arrow.TimestampMicrosecond;
       days: arrow.DateDay;
+      blob: arrow.Binary;
     }>;
     expectTypeOf<Schema>().toEqualTypeOf<{
       readonly i8: ColType<"int32", true>;
@@ -28,6 +29,7 @@ describe("fromArrow column types follow dtypeOfArrow", () => {
       readonly f32: ColType<"float64", true>;
       readonly micros: ColType<"timestamp", true>;
       readonly days: ColType<"timestamp", true>;
+      readonly blob: ColType<"binary", true>;
     }>();
   });
 });

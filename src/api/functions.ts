@@ -77,7 +77,7 @@ export function lower<C extends AnyColumn>(c: C): Str<C, "lower"> {
 export function upper<C extends AnyColumn>(c: C): Str<C, "upper"> {
   return call("upper", c.expr);
 }
-/** Length in characters (UTF-16 code units are never split: counts code points, as Spark). */
+/** Length in characters (UTF-16 code units are never split: counts code points, as Spark); of binary, in bytes. */
 export function length<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int32"; nullable: "inherit" }, R<C>, `length(${N<C>})`> {
   return call("length", c.expr);
 }
@@ -90,6 +90,19 @@ export function concat<Cs extends Operand[]>(
 /** Substring starting at 1-based `pos`, `len` characters long, as Spark's `substring`. */
 export function substring<C extends AnyColumn>(c: C, pos: number, len: number): Column<{ k: "map"; a: E<C>; to: "string"; nullable: "inherit" }, R<C>, string> {
   return call("substring", c.expr, literalExpr(pos), literalExpr(len));
+}
+
+/** Base64 text of binary (or of a string's UTF-8 bytes), padded and without line breaks, as Spark's `base64`. */
+export function base64<C extends AnyColumn>(c: C): Str<C, "base64"> {
+  return call("base64", c.expr);
+}
+/** The bytes of base64 text, as Spark's `unbase64`; characters outside the alphabet are skipped, text that holds no whole byte is null. */
+export function unbase64<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "binary"; nullable: true }, R<C>, `unbase64(${N<C>})`> {
+  return call("unbase64", c.expr);
+}
+/** Upper-case hex digits of binary (or of a string's UTF-8 bytes), as Spark's `hex`. */
+export function hex<C extends AnyColumn>(c: C): Str<C, "hex"> {
+  return call("hex", c.expr);
 }
 
 /**

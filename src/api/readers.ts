@@ -171,7 +171,9 @@ export type SchemaOfArrow<T extends arrow.TypeMap> = {
               ? "boolean"
               : T[K] extends arrow.Timestamp | arrow.Date_
                 ? "timestamp"
-                : never,
+                : T[K] extends arrow.Binary | arrow.LargeBinary
+                  ? "binary"
+                  : never,
     true
   >;
 };

@@ -98,7 +98,7 @@ describe("from_json", () => {
       const df = session.createDataFrame([{ body: "nope", n: 1 }], Event);
       await expect(df.select(from_json(col("body"), Payload, { mode: "FAILFAST" })).collect()).rejects.toThrow(/row 0 of the batch/);
       expect(() => df.filter(from_json(col("body"), Payload) as never)).toThrow("from_json(...) gives several columns: use it as a top-level column of select()");
-      expect(() => df.select(from_json(col("n"), Payload))).toThrow("from_json() needs a string column, but n is int32");
+      expect(() => df.select(from_json(col("n"), Payload))).toThrow("from_json() needs a string or binary column, but n is int32");
     }));
 });
 

@@ -86,6 +86,18 @@ export function utf8Column(offsets: Int32Array, bytes: Uint8Array, nullBitmap?: 
   });
 }
 
+/** Binary column from offsets (length + 1 entries) and bytes: Utf8's layout, with no claim that the bytes are text. */
+export function binaryColumn(offsets: Int32Array, bytes: Uint8Array, nullBitmap?: Uint8Array, nullCount?: number): arrow.Data<arrow.Binary> {
+  const length = offsets.length - 1;
+  return arrow.makeData({
+    type: new arrow.Binary(),
+    length,
+    valueOffsets: offsets,
+    data: bytes,
+    ...nullArgs(nullBitmap, nullCount, length),
+  });
+}
+
 const encoder = new TextEncoder();
 
 /** Utf8 column from JavaScript strings (nulls allowed). For small, non-hot inputs. */
@@ -130,6 +142,8 @@ export function emptyColumn(t: DType): arrow.Data {
       return timestampColumn(new Float64Array(0));
     case "window":
       return windowColumn(new Float64Array(0), new Float64Array(0));
+    case "binary":
+      return binaryColumn(new Int32Array(1), new Uint8Array(0));
   }
 }
 

@@ -43,7 +43,9 @@ export function concatColumns(parts: readonly arrow.Data[], type: DType): arrow.
   const validity = concatValidity(parts, length);
   switch (type) {
     case "string":
-      return sharedDictionary(parts) ? concatFixedWidth(parts, length, validity) : concatStringColumns(parts, length, validity);
+      return sharedDictionary(parts) ? concatFixedWidth(parts, length, validity) : concatByteColumns(parts, type, length, validity);
+    case "binary":
+      return concatByteColumns(parts, type, length, validity);
     case "boolean": {
       const bits = new Uint8Array((length + 7) >> 3);
       let pos = 0;
@@ -115,7 +117,8 @@ function concatFixedWidth(parts: readonly arrow.Data[], length: number, validity
   return columnLike(first, { length, values: out, ...validity });
 }
 
-function concatStringColumns(parts: readonly arrow.Data[], length: number, validity: Validity): arrow.Data {
+/** Strings or binary values: offsets and bytes, the same layout for both. */
+function concatByteColumns(parts: readonly arrow.Data[], type: "string" | "binary", length: number, validity: Validity): arrow.Data {
   const { offsets, bytes } = concatStrings(parts.map((d) => ({ view: stringsOf(d), rows: d.length })));
-  return columnLike(template("string"), { length, offsets, values: bytes, ...validity });
+  return columnLike(template(type), { length, offsets, values: bytes, ...validity });
 }

@@ -592,8 +592,8 @@ function withValues(data: arrow.Data, type: arrow.DataType, values: ArrayBufferV
   return new arrow.Data(type, data.offset, data.length, data.nullCount > 0 ? data.nullCount : 0, buffers);
 }
 
-/** The kinds of column `canonicalColumn` converts (strings and booleans pass through as they are). */
-export type CanonicalKind = NumericDType | "window" | "string" | "boolean";
+/** The kinds of column `canonicalColumn` converts (strings, binary and booleans pass through as they are). */
+export type CanonicalKind = NumericDType | "window" | "string" | "boolean" | "binary";
 
 /**
  * A column of any supported Arrow type in Sluice's Arrow type for `type` (see
@@ -636,6 +636,7 @@ export function canonicalColumn(data: arrow.Data, type: CanonicalKind, column?: 
       return new arrow.Data(struct, data.offset, data.length, data.nullCount > 0 ? data.nullCount : 0, [undefined, undefined, data.nullCount > 0 ? data.nullBitmap : undefined] as unknown as ConstructorParameters<typeof arrow.Data>[4], children);
     }
     case "string":
+    case "binary":
     case "boolean":
       return data;
   }

@@ -13,18 +13,39 @@ const fields: Fields = [
   field("b", "boolean"),
   field("t", "timestamp"),
   field("w", "window"),
+  field("y", "binary"),
 ];
 
 describe("rowsToBatch / batchToRows", () => {
   it("round-trip every type and nulls", () => {
     const rows = [
-      { s: "héllo", x: 0.25, i: -3, l: 2 ** 53 - 1, b: true, t: new Date("2024-01-01T00:00:00.123Z"), w: { start: new Date(0), end: new Date(60_000) } },
-      { s: null, x: null, i: null, l: null, b: null, t: null, w: null },
+      { s: "héllo", x: 0.25, i: -3, l: 2 ** 53 - 1, b: true, t: new Date("2024-01-01T00:00:00.123Z"), w: { start: new Date(0), end: new Date(60_000) }, y: Uint8Array.of(0xff, 0, 0x80) },
+      { s: null, x: null, i: null, l: null, b: null, t: null, w: null, y: null },
     ];
     const batch = rowsToBatch(rows, fields);
     expect(batch.numRows).toBe(2);
-    expect(batch.columns.map((c) => c.type.toString())).toEqual(["Utf8", "Float64", "Int32", "Int64", "Bool", "Timestamp<MILLISECOND>", "Struct<{start:Timestamp<MILLISECOND>, end:Timestamp<MILLISECOND>}>"]);
+    expect(batch.columns.map((c) => c.type.toString())).toEqual([
+      "Utf8",
+      "Float64",
+      "Int32",
+      "Int64",
+      "Bool",
+      "Timestamp<MILLISECOND>",
+      "Struct<{start:Timestamp<MILLISECOND>, end:Timestamp<MILLISECOND>}>",
+      "Binary",
+    ]);
     expect(batchToRows(batch)).toEqual(rows);
+  });
+
+  it("take binary values as Uint8Array or Buffer and hand each row a copy of its bytes", () => {
+    const batch = rowsToBatch([{ y: Buffer.from("hi") }, { y: new Uint8Array(0) }], [field("y", "binary")]);
+    const [first, second] = batchToRows(batch) as { y: Uint8Array }[];
+    expect(first!.y).toEqual(Uint8Array.of(0x68, 0x69));
+    expect(second!.y).toEqual(new Uint8Array(0));
+    first!.y[0] = 0;
+    expect(batchToRows(batch)[0]).toEqual({ y: Uint8Array.of(0x68, 0x69) });
+    expect(() => rowsToBatch([{ y: "hi" }], [field("y", "binary")])).toThrow('row 0, column "y": expected a Uint8Array (or Buffer) (binary), got "hi"');
+    expect(() => rowsToBatch([{ s: Uint8Array.of(1, 2) }], [field("s", "string")])).toThrow('row 0, column "s": expected a string (string), got a Uint8Array of 2 bytes');
   });
 
   it("accept epoch milliseconds and ISO-8601 text for timestamps, and treat undefined as null", () => {

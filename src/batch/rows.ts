@@ -1,7 +1,7 @@
 import type * as arrow from "apache-arrow";
 import { AnalysisError } from "../errors/errors.js";
 import { assertNever } from "../expr/ast.js";
-import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { binaryColumnOf, boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
 import { stringAt, stringsOf } from "../kernels/columns.js";
 import { parseTimestamp } from "../kernels/temporal.js";
 import { Utf8Builder } from "../kernels/utf8.js";
@@ -25,12 +25,14 @@ const EXPECTED: Readonly<Record<DType, string>> = {
   boolean: "a boolean",
   timestamp: "a Date, epoch milliseconds within ±8.64e15 or an ISO-8601 string",
   window: "a window { start, end } of Dates",
+  binary: "a Uint8Array (or Buffer)",
 };
 
 function describe(v: unknown): string {
   if (v === null || v === undefined) return String(v);
   if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? "an invalid Date" : `Date ${v.toISOString()}`;
+  if (v instanceof Uint8Array) return `a Uint8Array of ${v.length} bytes`;
   if (typeof v === "object") return Array.isArray(v) ? "an array" : "an object";
   return `${typeof v} ${String(v)}`;
 }
@@ -141,6 +143,18 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
       });
       return numberColumn("int64", new Float64Array(n), validity(), words);
     }
+    case "binary": {
+      const builder = new Utf8Builder(n);
+      each(
+        (v, i) => {
+          if (!(v instanceof Uint8Array)) throw badValue(i, field, v);
+          builder.appendRange(v, 0, v.length);
+        },
+        () => builder.endRow(),
+      );
+      const { offsets, bytes } = builder.finish();
+      return binaryColumnOf(offsets, bytes, validity());
+    }
     case "window": {
       const starts = new Float64Array(n);
       const ends = new Float64Array(n);
@@ -169,7 +183,7 @@ export interface RowOptions {
 
 /**
  * Rows from a batch: timestamps as `Date`, windows as `{ start: Date, end: Date }`, int64 as
- * number, nulls as null. Keys follow the field order. An int64 beyond ±(2^53 - 1), which a number
+ * number, binary as a `Uint8Array` of its own, nulls as null. Keys follow the field order. An int64 beyond ±(2^53 - 1), which a number
  * cannot hold, raises NumericRangeError naming the column (`toArrow()` keeps it exact), unless
  * `bigintBeyondExact` asks for a bigint.
  */
@@ -225,6 +239,14 @@ function columnValues(data: arrow.Data, field: Field, n: number, options: RowOpt
     case "timestamp": {
       const values = readNumbers(data, name);
       return fill((i) => new Date(values[i]));
+    }
+    case "binary": {
+      // A copy per value: rows must not alias (or let users change) the batch's buffers.
+      const { offsets, bytes, indices } = stringsOf(data);
+      return fill((i) => {
+        const e = indices === null ? i : indices[i];
+        return bytes.slice(offsets[e], offsets[e + 1]);
+      });
     }
     case "window": {
       const starts = readNumbers(data.children[0], `${name}.start`);

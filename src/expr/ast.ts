@@ -23,7 +23,10 @@ export type ScalarFn =
   | "unix_seconds"
   | "unix_millis"
   | "unix_micros"
-  | "negate";
+  | "negate"
+  | "base64"
+  | "unbase64"
+  | "hex";
 
 export type AggFn = "count" | "sum" | "avg" | "min" | "max" | "first" | "last";
 

@@ -78,7 +78,9 @@ function comparisonRunner(op: CmpOp, left: Compiled, right: Compiled): (b: Batch
     if (typeof literalLeft === "number") return (b) => compareNumbers(flipOp(op), asNum(right.run(b)), literalLeft, b.numRows);
     return (b) => compareNumbers(op, asNum(left.run(b)), asNum(right.run(b)), b.numRows);
   }
-  if (lt === "string") {
+  // Binary compares by bytes exactly as strings do (UTF-8 order is byte order); a string literal
+  // on either side stands for its UTF-8 bytes.
+  if (lt === "string" || lt === "binary") {
     if (typeof literalRight === "string") {
       const bytes = encodeUtf8(literalRight);
       return (b) => compareStringWithLiteral(op, asStr(left.run(b)), bytes, b.numRows);

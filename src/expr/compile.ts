@@ -6,6 +6,7 @@ import type { ColType, Fields } from "../types/dtype.js";
 import { assertNever, type Expr, type ExprOf } from "./ast.js";
 import { compileArithmetic, compileCase, compileColumn, compileComparison, compileIn, compileLiteral, compileToJson } from "./compile-nodes.js";
 import { negate } from "./eval-arith.js";
+import { base64, byteLength, hex, unbase64 } from "./eval-binary.js";
 import { castVec } from "./eval-cast.js";
 import { isNull, logic, not } from "./eval-logic.js";
 import { changeCase, concatText, lengthOf, substring } from "./eval-string.js";
@@ -163,7 +164,20 @@ function compileCall(e: ExprOf<"call">, type: ColType, compile: (e: Expr) => Com
     }
     case "length": {
       const s = arg(0);
+      if (s.type.type === "binary") return make((b) => byteLength(asStr(s.run(b)), b.numRows));
       return make((b) => lengthOf(asStr(s.run(b)), b.numRows));
+    }
+    case "base64": {
+      const x = arg(0);
+      return make((b) => base64(asStr(x.run(b)), b.numRows));
+    }
+    case "unbase64": {
+      const x = arg(0);
+      return make((b) => unbase64(asStr(x.run(b)), b.numRows));
+    }
+    case "hex": {
+      const x = arg(0);
+      return make((b) => hex(asStr(x.run(b)), b.numRows));
     }
     case "concat":
       return make((b) => concatText(args.map((a) => asStr(castVec(a.run(b), a.type.type, "string", b.numRows))), b.numRows));

@@ -6,6 +6,7 @@ import { formatTimestamp, parseTimestamp } from "../kernels/temporal.js";
 import { Utf8Builder } from "../kernels/utf8.js";
 import type { DType } from "../types/dtype.js";
 import { assertNever } from "./ast.js";
+import { bytesAsText, textAsBytes } from "./eval-binary.js";
 import { asNum, asStr, int64Vec, type NumVec, restrictValidity, type StrVec, type Vec } from "./eval-vec.js";
 
 /**
@@ -23,10 +24,13 @@ import { asNum, asStr, int64Vec, type NumVec, restrictValidity, type StrVec, typ
  *   Sluice's millisecond precision).
  * - int64 beyond ±(2^53 - 1) (batch/numeric-columns.ts): exact to and from string, to int32 and
  *   to boolean; to float64 the nearest double. A double cast to int64 keeps its integer exactly.
+ * - binary <-> string only: bytes decode as UTF-8 (malformed sequences become U+FFFD, as Java's
+ *   decoder replaces them), text encodes as its UTF-8 bytes.
  */
 export function castVec(v: Vec, from: DType, to: DType, n: number): Vec {
   if (from === to) return v;
   if (from === "window" || to === "window") throw new AnalysisError(`cannot cast ${from} to ${to}`);
+  if (from === "binary" || to === "binary") return castBinary(asStr(v), from, to, n);
   if (v.kind === "num" && v.words !== undefined && to !== "timestamp") return castInt64Words(v.words, v.valid, to, n);
   if (to === "string") return toStrings(v, from, n);
   if (from === "string") return fromStrings(asStr(v), to, n);
@@ -67,6 +71,12 @@ export function castVec(v: Vec, from: DType, to: DType, n: number): Vec {
     default:
       throw new Error(`internal: cast from ${from} to ${to}`);
   }
+}
+
+function castBinary(v: StrVec, from: DType, to: DType, n: number): StrVec {
+  if (from === "binary" && to === "string") return bytesAsText(v, n);
+  if (from === "string" && to === "binary") return textAsBytes(v);
+  throw new AnalysisError(`cannot cast ${from} to ${to}: binary casts to and from string only`);
 }
 
 function num(values: Float64Array, valid: Uint8Array | null): NumVec {
@@ -122,7 +132,8 @@ function textOf(from: DType): (x: number) => string {
       return formatTimestamp;
     case "string":
     case "window":
-      throw new Error(`internal: no text form for ${from}`);
+    case "binary":
+      throw new InternalError(`no text form for ${from}`);
     default:
       return assertNever(from, "type");
   }
@@ -159,7 +170,8 @@ function parserFor(to: DType): Parser {
       return parseTimestamp;
     case "string":
     case "window":
-      throw new Error(`internal: no parser for ${to}`);
+    case "binary":
+      throw new InternalError(`no parser for ${to}`);
     default:
       return assertNever(to, "type");
   }

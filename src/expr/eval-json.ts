@@ -1,4 +1,5 @@
 import { int64Text, requireExactIntegers } from "../batch/numeric-columns.js";
+import { base64Texts } from "../kernels/binary.js";
 import { andValidity } from "../kernels/bits.js";
 import type { StringsView } from "../kernels/columns.js";
 import type { DType } from "../types/dtype.js";
@@ -30,7 +31,8 @@ import {
  * keys in field order; null fields left out (`ignoreNullFields`), so a struct with no non-null
  * field is `{}`; windows and nested structs as nested objects (`{"start":...,"end":...}`); each
  * value's text as `json-text.ts` describes (escaped strings, plain integers, Java doubles with NaN
- * and the infinities quoted, true / false, timestamps as "2026-01-01T12:00:00.000Z").
+ * and the infinities quoted, true / false, timestamps as "2026-01-01T12:00:00.000Z", binary as
+ * base64 text).
  *
  * The text is built column at a time, straight into the output buffer: a first pass adds up each
  * row's length (field by field), a prefix sum gives the offsets, and a second pass writes each
@@ -131,6 +133,11 @@ function prepare(node: JsonNode, n: number): Prepared {
     case "string": {
       const v = asStr(vec);
       return { k: "text", view: escapedStrings(v.strings, n), quote: true, valid: v.valid };
+    }
+    case "binary": {
+      // Base64 as Jackson writes bytes (Spark's JSON writer): the alphabet needs no escapes.
+      const v = asStr(vec);
+      return { k: "text", view: { ...base64Texts(v.strings, n), indices: v.strings.indices }, quote: true, valid: v.valid };
     }
     case "window":
       return prepareObject(windowObject(asWin(vec)), n);

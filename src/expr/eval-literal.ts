@@ -32,6 +32,10 @@ export function literalValue(value: Literal, type: DType): Constant["value"] {
       return typeof value === "boolean" ? value : typeof value === "number" ? value !== 0 : parseBoolean(value);
     case "string":
       return typeof value === "string" ? value : typeof value === "boolean" ? String(value) : numberText(value);
+    case "binary":
+      // Text stands for its UTF-8 bytes (Spark casts a string compared with binary to binary).
+      if (typeof value !== "string") throw new AnalysisError(`a ${typeof value} literal cannot be binary; compare binary with text, which stands for its UTF-8 bytes`);
+      return value;
     case "window":
       throw new AnalysisError("a window value cannot be written as a literal");
     default:

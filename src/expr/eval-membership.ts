@@ -22,7 +22,7 @@ export function prepareInList(values: readonly Literal[], type: DType): InList {
   const converted = values.map((v) => literalValue(v, type));
   const hasNull = converted.some((v) => v === null);
   const present = converted.filter((v) => v !== null);
-  if (type === "string") {
+  if (type === "string" || type === "binary") {
     const encoded = present.map((v) => encodeUtf8(v as string));
     return { hasNull, test: (child, n) => stringsInList(child as StrVec, encoded, n) };
   }

@@ -14,7 +14,7 @@ import {
 } from "../batch/numeric-columns.js";
 import { nullProps, readValidity } from "../batch/validity.js";
 import { InternalError } from "../errors/errors.js";
-import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { boolColumnOf, bytesColumnOf, windowColumnOf } from "../kernels/build.js";
 import { materializeStrings, stringsOf, type StringsView } from "../kernels/columns.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
 import type { ColType, DType } from "../types/dtype.js";
@@ -29,7 +29,8 @@ import { assertNever } from "./ast.js";
  *   value beyond that range carries its exact words instead (see `NumVec.words`);
  * - booleans: one byte per row;
  * - strings: offsets + bytes, possibly through dictionary indices (constants are a one-entry
- *   dictionary, so they cost no per-row bytes);
+ *   dictionary, so they cost no per-row bytes); binary values have the same shape (`StrVec`),
+ *   the expression's type telling bytes from text;
  * - windows: start and end in epoch ms.
  *
  * `valid` holds one byte per row (1 = not null), or null when no row is null. Values at null rows
@@ -123,6 +124,7 @@ export function vecOf(data: arrow.Data, type: DType, column?: string): Vec {
     case "boolean":
       return { kind: "bool", values: boolBytes(data), valid, source: data };
     case "string":
+    case "binary":
       return { kind: "str", strings: stringsOf(data), valid, source: data };
     case "window":
       return { kind: "win", start: readNumbers(data.children[0], column), end: readNumbers(data.children[1], column), valid, source: data };
@@ -140,7 +142,7 @@ export function dataOf(vec: Vec, type: DType, n: number): arrow.Data {
   if (vec.source) return vec.source;
   switch (vec.kind) {
     case "num":
-      if (type === "boolean" || type === "string" || type === "window") throw new Error(`internal: numbers for a ${type} column`);
+      if (type === "boolean" || type === "string" || type === "window" || type === "binary") throw new InternalError(`numbers for a ${type} column`);
       if (vec.words !== undefined) {
         if (type !== "int64") throw new InternalError(`int64 words for a ${type} column`);
         const { nullBitmap, nullCount } = nullProps(vec.valid, n);
@@ -151,7 +153,7 @@ export function dataOf(vec: Vec, type: DType, n: number): arrow.Data {
       return boolColumnOf(vec.values, vec.valid);
     case "str": {
       const { offsets, bytes } = materializeStrings(vec.strings, n);
-      return stringColumnOf(offsets, bytes, vec.valid);
+      return bytesColumnOf(type === "binary" ? "binary" : "string", offsets, bytes, vec.valid);
     }
     case "win":
       return windowColumnOf(vec.start, vec.end, vec.valid);
@@ -180,7 +182,9 @@ export function constantVec(constant: Constant, type: DType, n: number): Vec {
       return { kind: "num", values: new Float64Array(n).fill(typeof value === "number" ? value : 0), valid };
     case "boolean":
       return { kind: "bool", values: new Uint8Array(n).fill(value === true ? 1 : 0), valid };
-    case "string": {
+    case "string":
+    case "binary": {
+      // A binary constant comes from a string literal (compared with or cast to binary): its UTF-8 bytes.
       const bytes = typeof value === "string" ? encodeUtf8(value) : new Uint8Array(0);
       return { kind: "str", strings: { offsets: Int32Array.of(0, bytes.length), bytes, indices: new Int32Array(n) }, valid };
     }

@@ -48,7 +48,7 @@ export function resolveType(e: Expr, fields: Fields): ColType {
     case "cmp": {
       const l = resolveType(e.left, fields);
       const r = resolveType(e.right, fields);
-      const comparable = (isNumeric(l.type) && isNumeric(r.type)) || l.type === r.type;
+      const comparable = (isNumeric(l.type) && isNumeric(r.type)) || l.type === r.type || textLiteralWithBinary(e, l.type, r.type);
       if (!comparable) {
         throw new AnalysisError(`cannot compare ${l.type} with ${r.type} in "${e.op}"; cast one side first`);
       }
@@ -95,6 +95,10 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       if (e.to === "window" || c.type === "window") {
         throw new AnalysisError(`cannot cast ${c.type} to ${e.to}`);
       }
+      if (c.type !== e.to && (c.type === "binary" || e.to === "binary") && c.type !== "string" && e.to !== "string") {
+        const fix = c.type === "binary" ? `; decode the bytes with ${outputName(e.child)}.cast("string") first` : `; cast it to string first`;
+        throw new AnalysisError(`cannot cast ${outputName(e.child)} (${c.type}) to ${e.to}: binary casts to and from string only${fix}`);
+      }
       return { type: e.to, nullable: true };
     }
     case "call":
@@ -139,6 +143,12 @@ export function resolveType(e: Expr, fields: Fields): ColType {
         case "first":
         case "last":
           need(c.type !== "window", `${e.fn}()`, "a scalar column", c.type);
+          if (c.type === "binary") {
+            // Aggregation state keeps a value accumulator as a number or as text (operators/aggregate-layout.ts).
+            throw new AnalysisError(
+              `${e.fn}(${outputName(e.child!)}) is not supported on binary: aggregation state keeps numbers and strings only; aggregate hex(${outputName(e.child!)}) or ${outputName(e.child!)}.cast("string") instead`,
+            );
+          }
           return { type: c.type, nullable: true };
         default:
           return assertNever(e.fn, "aggregate");
@@ -184,6 +194,18 @@ function commonType(a: DType, b: DType): DType {
   throw new AnalysisError(`when()/otherwise() branches have different types: ${a} and ${b}`);
 }
 
+/** A string literal compared with binary stands for its UTF-8 bytes, as Spark casts it to binary. */
+function textLiteralWithBinary(e: ExprOf<"cmp">, l: DType, r: DType): boolean {
+  const literal = (x: Expr) => x.kind === "lit" && typeof x.value === "string";
+  return (l === "binary" && r === "string" && literal(e.right)) || (r === "binary" && l === "string" && literal(e.left));
+}
+
+/** A text function's argument must be a string; binary is named with the cast that decodes it. */
+function needText(fn: string, arg: Expr, t: DType): void {
+  if (t === "binary") throw new AnalysisError(`${fn}() needs a string, but ${outputName(arg)} is binary; decode it first with ${outputName(arg)}.cast("string")`);
+  need(t === "string", `${fn}()`, "a string", t);
+}
+
 function resolveCall(e: Extract<Expr, { kind: "call" }>, fields: Fields): ColType {
   const args = e.args.map((a) => resolveType(a, fields));
   const nullable = args.some((a) => a.nullable);
@@ -191,16 +213,24 @@ function resolveCall(e: Extract<Expr, { kind: "call" }>, fields: Fields): ColTyp
   switch (e.fn) {
     case "lower":
     case "upper":
-      need(first.type === "string", `${e.fn}()`, "a string", first.type);
+      needText(e.fn, e.args[0]!, first.type);
       return { type: "string", nullable };
     case "length":
-      need(first.type === "string", "length()", "a string", first.type);
+      // Characters of a string, bytes of binary, as Spark's length().
+      need(first.type === "string" || first.type === "binary", "length()", "a string or binary", first.type);
       return { type: "int32", nullable };
     case "concat":
       return { type: "string", nullable };
     case "substring":
-      need(first.type === "string", "substring()", "a string", first.type);
+      needText("substring", e.args[0]!, first.type);
       return { type: "string", nullable };
+    case "base64":
+    case "hex":
+      need(first.type === "binary" || first.type === "string", `${e.fn}()`, "binary or a string", first.type);
+      return { type: "string", nullable };
+    case "unbase64":
+      need(first.type === "string", "unbase64()", "a string of base64 text", first.type);
+      return { type: "binary", nullable: true };
     case "to_timestamp":
       need(first.type === "string" || isNumeric(first.type) || first.type === "timestamp", "to_timestamp()", "a string or number", first.type);
       return { type: "timestamp", nullable: true };

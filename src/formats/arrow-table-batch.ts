@@ -3,7 +3,7 @@ import { type Batch, emptyColumn, makeBatch } from "../batch/batch.js";
 import { concatColumns } from "../batch/concat.js";
 import { AnalysisError } from "../errors/errors.js";
 import { numberColumn } from "../batch/numeric-columns.js";
-import { boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
+import { boolColumnOf, bytesColumnOf, windowColumnOf } from "../kernels/build.js";
 import { dtypeOfArrow } from "../schema/arrow-types.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 import { fileColumn } from "./file-column.js";
@@ -53,7 +53,7 @@ function checkType(fileType: arrow.DataType, f: Field, file: string, format: str
   throw new AnalysisError(`${format} file ${file}: column "${f.name}" is ${fileType} in the file, which does not read as ${f.type}; declare the field as the file's type or cast after reading`);
 }
 
-/** The Sluice type a file column reads as, or null when it has none (nested lists, binary, ...). */
+/** The Sluice type a file column reads as, or null when it has none (nested lists, maps, ...). */
 function readsAs(t: arrow.DataType, name: string): DType | null {
   let type: DType;
   try {
@@ -71,12 +71,16 @@ function nullColumn(type: DType, n: number): arrow.Data {
   const none = new Uint8Array(n);
   switch (type) {
     case "string":
-      return stringColumnOf(new Int32Array(n + 1), new Uint8Array(0), none);
+    case "binary":
+      return bytesColumnOf(type, new Int32Array(n + 1), new Uint8Array(0), none);
     case "boolean":
       return boolColumnOf(new Uint8Array(n), none);
     case "window":
       return windowColumnOf(new Float64Array(n), new Float64Array(n), none);
-    default:
+    case "float64":
+    case "int32":
+    case "int64":
+    case "timestamp":
       return numberColumn(type, new Float64Array(n), none);
   }
 }

@@ -40,6 +40,8 @@ export function kindOf(type: DType, name: string): number {
       return KIND_TIMESTAMP;
     case "window":
       throw new AnalysisError(`field "${name}" has type window, which cannot be read from JSON; declare it as a string or timestamp`);
+    case "binary":
+      throw new AnalysisError(`field "${name}" has type binary, which cannot be read from JSON; declare it as a string (z.string()) and decode it with unbase64(col("${name}"))`);
   }
 }
 

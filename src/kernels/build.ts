@@ -1,5 +1,5 @@
 import * as arrow from "apache-arrow";
-import { utf8Column } from "../batch/batch.js";
+import { binaryColumn, utf8Column } from "../batch/batch.js";
 import { timestampColumnOfWords, timestampWordsOf } from "../batch/numeric-columns.js";
 import { arrowType } from "../schema/arrow-types.js";
 import { nullProps, packBits } from "./bits.js";
@@ -19,6 +19,17 @@ export function boolColumnOf(values: Uint8Array, valid: Uint8Array | null): arro
 export function stringColumnOf(offsets: Int32Array, bytes: Uint8Array, valid: Uint8Array | null): arrow.Data<arrow.Utf8> {
   const { nullBitmap, nullCount } = nullProps(valid, offsets.length - 1);
   return utf8Column(offsets, bytes, nullBitmap, nullCount);
+}
+
+/** A Binary column from offsets (length + 1 entries) and bytes. */
+export function binaryColumnOf(offsets: Int32Array, bytes: Uint8Array, valid: Uint8Array | null): arrow.Data<arrow.Binary> {
+  const { nullBitmap, nullCount } = nullProps(valid, offsets.length - 1);
+  return binaryColumn(offsets, bytes, nullBitmap, nullCount);
+}
+
+/** A string or binary column from offsets and bytes: the two types share one layout. */
+export function bytesColumnOf(type: "string" | "binary", offsets: Int32Array, bytes: Uint8Array, valid: Uint8Array | null): arrow.Data {
+  return type === "binary" ? binaryColumnOf(offsets, bytes, valid) : stringColumnOf(offsets, bytes, valid);
 }
 
 /**

@@ -3,13 +3,13 @@ import { readValidity } from "../batch/validity.js";
 import { decodeUtf8 } from "./utf8.js";
 
 /**
- * String columns as kernels read them. These follow Arrow JS's slicing convention (see bits.ts):
+ * String (and binary) columns as kernels read them. These follow Arrow JS's slicing convention (see bits.ts):
  * value buffers and offsets are already sliced, only bitmaps start at `data.offset`. Numbers,
  * times and validity are read by batch/numeric-columns.ts and batch/validity.ts.
  */
 
 /**
- * A string column as offsets + bytes. Row i is entry `indices ? indices[i] : i`, whose bytes are
+ * A string or binary column as offsets + bytes. Row i is entry `indices ? indices[i] : i`, whose bytes are
  * `bytes[offsets[e] .. offsets[e + 1])`. Dictionary columns keep their indices, so per-string work
  * (comparisons, lower/upper) can run once per distinct value. Null rows always point at a valid
  * entry, so kernels may read them without checks.
@@ -25,7 +25,7 @@ export function stringsOf(data: arrow.Data): StringsView {
   if (arrow.DataType.isUtf8(type) || arrow.DataType.isBinary(type)) {
     return { offsets: data.valueOffsets as Int32Array, bytes: data.values as Uint8Array, indices: null };
   }
-  if (arrow.DataType.isLargeUtf8(type)) {
+  if (arrow.DataType.isLargeUtf8(type) || arrow.DataType.isLargeBinary(type)) {
     const wide = data.valueOffsets as unknown as BigInt64Array;
     const words = new Int32Array(wide.buffer, wide.byteOffset, (data.length + 1) * 2);
     const offsets = new Int32Array(data.length + 1);
@@ -33,7 +33,7 @@ export function stringsOf(data: arrow.Data): StringsView {
     return { offsets, bytes: data.values as Uint8Array, indices: null };
   }
   if (arrow.DataType.isDictionary(type)) return dictionaryStrings(data);
-  throw new TypeError(`column of Arrow type ${type} is not a string column`);
+  throw new TypeError(`column of Arrow type ${type} is not a string or binary column`);
 }
 
 function dictionaryStrings(data: arrow.Data): StringsView {

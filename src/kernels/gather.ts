@@ -51,10 +51,10 @@ function gather(data: arrow.Data, indices: Int32Array, missing: boolean): arrow.
   if (arrow.DataType.isBool(type)) {
     return columnLike(data, { length, ...validity, values: gatherBits(data.values as Uint8Array, data.offset, indices, missing).bits });
   }
-  if (arrow.DataType.isUtf8(type) || arrow.DataType.isBinary(type) || arrow.DataType.isLargeUtf8(type)) {
+  if (arrow.DataType.isUtf8(type) || arrow.DataType.isBinary(type) || arrow.DataType.isLargeUtf8(type) || arrow.DataType.isLargeBinary(type)) {
     const { offsets, bytes } = gatherStrings(data, indices, missing);
-    // LargeUtf8 comes out as Utf8: a batch never approaches 2 GiB of text.
-    const outType = arrow.DataType.isLargeUtf8(type) ? new arrow.Utf8() : type;
+    // LargeUtf8 comes out as Utf8 and LargeBinary as Binary: a batch never approaches 2 GiB of bytes.
+    const outType = arrow.DataType.isLargeUtf8(type) ? new arrow.Utf8() : arrow.DataType.isLargeBinary(type) ? new arrow.Binary() : type;
     return columnLike(data, { length, ...validity, offsets, values: bytes }, outType);
   }
   const values = data.values as unknown;

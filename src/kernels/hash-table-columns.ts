@@ -1,9 +1,8 @@
 import * as arrow from "apache-arrow";
-import { utf8Column } from "../batch/batch.js";
 import { type NumericDType, numberColumn, readInt64, readNumbers } from "../batch/numeric-columns.js";
-import { readValidity, validityFromBytes } from "../batch/validity.js";
+import { readValidity } from "../batch/validity.js";
 import type { DType } from "../types/dtype.js";
-import { boolColumnOf, windowColumnOf } from "./build.js";
+import { boolColumnOf, bytesColumnOf, windowColumnOf } from "./build.js";
 
 /**
  * Typed-array views of columns, the one shape that hashing, grouping, accumulators and state
@@ -15,7 +14,9 @@ import { boolColumnOf, windowColumnOf } from "./build.js";
  *   carries the exact words (`NumberView.words`), so such keys group, order and come back exactly;
  * - strings are byte ranges `bytes[starts[i], ends[i])`, which covers plain Utf8 (zero-copy:
  *   starts and ends are both windows on the offsets), dictionary-encoded Utf8 and the byte arenas
- *   of the state store alike;
+ *   of the state store alike; binary columns are the same byte ranges (kind "string" names the
+ *   layout: bytes group, order and compare alike whether or not they are text), and the column's
+ *   type decides whether `viewToArrow` builds Utf8 or Binary;
  * - windows are start / end epoch milliseconds and are never null.
  *
  * `valid` holds one byte per row (1 = valid) and is null when no row is null.
@@ -52,6 +53,7 @@ export type ViewKind = ColumnView["kind"];
 export function viewKindOf(type: DType): ViewKind {
   switch (type) {
     case "string":
+    case "binary":
       return "string";
     case "window":
       return "window";
@@ -212,8 +214,7 @@ export function viewToArrow(view: ColumnView, type: DType): arrow.Data {
       const n = flat.starts.length;
       const offsets = new Int32Array(n + 1);
       if (n > 0) offsets.set(flat.ends, 1);
-      const { bitmap, nullCount } = flat.valid ? validityFromBytes(flat.valid, n) : { bitmap: undefined, nullCount: 0 };
-      return utf8Column(offsets, flat.bytes.subarray(0, offsets[n]), bitmap, nullCount);
+      return bytesColumnOf(type === "binary" ? "binary" : "string", offsets, flat.bytes.subarray(0, offsets[n]), flat.valid);
     }
   }
 }
@@ -233,6 +234,7 @@ export function numbersToArrow(values: Float64Array, valid: Uint8Array | null, t
       return boolColumnOf(Uint8Array.from(values, (v) => (v !== 0 ? 1 : 0)), valid);
     case "string":
     case "window":
+    case "binary":
       throw new Error(`a ${type} column cannot be built from numbers`);
   }
 }

@@ -71,7 +71,7 @@ export function isAscii(bytes: Uint8Array, start: number, end: number): boolean 
 }
 
 /**
- * Accumulates a Utf8 column (offsets + bytes) row by row, growing its byte buffer geometrically so
+ * Accumulates a Utf8 (or Binary) column's offsets + bytes row by row, growing its byte buffer geometrically so
  * appending stays amortised O(1) per byte.
  */
 export class Utf8Builder {

@@ -89,6 +89,9 @@ function compute(p: LogicalPlan): Fields {
         const l = lookupColumn(k, left);
         const r = lookupColumn(k, right);
         if (l.type !== r.type) throw new AnalysisError(`join key "${k}" is ${l.type} on the left but ${r.type} on the right`);
+        if (l.type === "binary") {
+          throw new AnalysisError(`join key "${k}" is binary, which a join cannot hash yet; join on its hex text instead: withColumn("${k}", hex(col("${k}"))) on both sides keeps every byte`);
+        }
       }
       const rest = right.filter((f) => !p.on.includes(f.name));
       const rightOut: Field[] = rest.map((f) => (p.joinType === "left" ? { ...f, nullable: true } : f));
@@ -99,10 +102,15 @@ function compute(p: LogicalPlan): Fields {
   }
 }
 
-/** The columns `from_json` adds: the schema's fields, nullable since a malformed value gives nulls. */
+/**
+ * The columns `from_json` adds: the schema's fields, nullable since a malformed value gives nulls.
+ * Binary (a Kafka value) is read as the UTF-8 bytes it holds, straight from its buffer.
+ */
 function jsonFields(e: Extract<Expr, { kind: "fromJson" }>, input: Fields): Field[] {
   const source = resolveType(e.child, input);
-  if (source.type !== "string") throw new AnalysisError(`from_json() needs a string column, but ${outputName(e.child)} is ${source.type}`);
+  if (source.type !== "string" && source.type !== "binary") {
+    throw new AnalysisError(`from_json() needs a string or binary column, but ${outputName(e.child)} is ${source.type}`);
+  }
   return e.fields.map((f) => ({ ...f, nullable: true }));
 }
 

@@ -4,6 +4,11 @@ import { AnalysisError } from "../errors/errors.js";
 import { dtypeOfArrow } from "./arrow-types.js";
 
 describe("dtypeOfArrow", () => {
+  it("maps Binary and LargeBinary to binary", () => {
+    expect(dtypeOfArrow(new arrow.Binary(), "blob")).toBe("binary");
+    expect(dtypeOfArrow(new arrow.LargeBinary(), "blob")).toBe("binary");
+  });
+
   it("maps every numeric and temporal Arrow type to the Sluice type that holds it without loss", () => {
     const cases: [arrow.DataType, string][] = [
       [new arrow.Int8(), "int32"],
@@ -28,8 +33,8 @@ describe("dtypeOfArrow", () => {
   });
 
   it("refuses other types with an AnalysisError naming the column", () => {
-    expect(() => dtypeOfArrow(new arrow.Binary(), "blob")).toThrow(AnalysisError);
-    expect(() => dtypeOfArrow(new arrow.Binary(), "blob")).toThrow('column "blob": Arrow type Binary is not supported');
+    expect(() => dtypeOfArrow(new arrow.FixedSizeBinary(4), "blob")).toThrow(AnalysisError);
+    expect(() => dtypeOfArrow(new arrow.FixedSizeBinary(4), "blob")).toThrow('column "blob": Arrow type FixedSizeBinary[4] is not supported');
     const notAWindow = new arrow.Struct([new arrow.Field("start", new arrow.Int32()), new arrow.Field("end", new arrow.Int32())]);
     expect(() => dtypeOfArrow(notAWindow, "w")).toThrow('column "w": Arrow type Struct');
   });

@@ -22,6 +22,8 @@ export function arrowType(t: DType): arrow.DataType {
         new arrow.Field("start", new arrow.TimestampMillisecond(), false),
         new arrow.Field("end", new arrow.TimestampMillisecond(), false),
       ]);
+    case "binary":
+      return new arrow.Binary();
   }
 }
 
@@ -36,7 +38,8 @@ export function arrowSchema(fields: Fields): arrow.Schema {
 /**
  * The Sluice type of an Arrow type, for tables handed in by users: every float is float64; Int8,
  * Int16, Int32, Uint8 and Uint16 are int32; Uint32, Int64 and Uint64 are int64 (Uint32 does not fit
- * int32); timestamps of any unit and time zone and both dates are timestamp. The values convert
+ * int32); timestamps of any unit and time zone and both dates are timestamp; Binary and
+ * LargeBinary are binary. The values convert
  * by the rules of batch/numeric-columns.ts (`canonicalColumn`). Spark's own Arrow reader takes
  * signed integers, Date32 and Timestamp(us) only; Sluice widens the rest without loss.
  */
@@ -47,10 +50,11 @@ export function dtypeOfArrow(t: arrow.DataType, name: string): DType {
   if (arrow.DataType.isInt(t)) return t.bitWidth === 64 || (t.bitWidth === 32 && !t.isSigned) ? "int64" : "int32";
   if (arrow.DataType.isBool(t)) return "boolean";
   if (arrow.DataType.isTimestamp(t) || arrow.DataType.isDate(t)) return "timestamp";
+  if (arrow.DataType.isBinary(t) || arrow.DataType.isLargeBinary(t)) return "binary";
   if (arrow.DataType.isStruct(t) && t.children.map((c) => c.name).join(",") === "start,end" && t.children.every((c) => arrow.DataType.isTimestamp(c.type) || arrow.DataType.isDate(c.type))) {
     return "window";
   }
   throw new AnalysisError(
-    `column "${name}": Arrow type ${t} is not supported; use Utf8, a Float, an Int, Bool, a Timestamp or Date, or a struct { start, end } of timestamps (a window)`,
+    `column "${name}": Arrow type ${t} is not supported; use Utf8, a Float, an Int, Bool, a Timestamp or Date, Binary, or a struct { start, end } of timestamps (a window)`,
   );
 }

@@ -16,6 +16,17 @@ describe("zod schemas as Sluice schemas", () => {
     expect(fieldsFromZod(zod3v4.object({ page: zod3v4.string(), ms: zod3v4.int().optional() }) as never)).toEqual(expected);
   });
 
+  it("read z.instanceof(Uint8Array) (or of Buffer) as a binary column, and refuse other custom types", () => {
+    expect(fieldsFromZod(z.object({ payload: z.instanceof(Uint8Array), raw: z.instanceof(Buffer).nullable() }))).toEqual([
+      { name: "payload", type: "binary", nullable: false },
+      { name: "raw", type: "binary", nullable: true },
+    ]);
+    expect(() => fieldsFromZod(z.object({ payload: z.custom<Uint8Array>() }))).toThrow(
+      'schema field "payload": a custom zod type has no column type; for bytes declare z.instanceof(Uint8Array)',
+    );
+    expect(() => fieldsFromZod(z.object({ when: z.instanceof(Date) }))).toThrow(OptionError);
+  });
+
   it("refuse a zod 3 schema, saying how to get a zod 4 one", () => {
     const legacy = zod3.object({ page: zod3.string() }) as never;
     expect(() => fieldsFromZod(legacy)).toThrow(OptionError);

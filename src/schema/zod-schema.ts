@@ -11,14 +11,22 @@ import { type ColType, DTYPES, type DType, type Field, type Fields } from "../ty
  *   z.int32()                            -> int32
  *   z.boolean()                          -> boolean
  *   z.date(), z.iso.datetime()           -> timestamp (JSON input: ISO-8601 text or epoch ms)
+ *   z.instanceof(Uint8Array)             -> binary (Buffer too: it is a Uint8Array)
  *   .optional() / .nullable()            -> nullable
+ * Binary is declared by class rather than with `z.custom<Uint8Array>()`, because a custom schema
+ * carries no class at run time: only `instanceof` says the same thing to the compiler and to
+ * `fieldsFromZod`.
  * A schema can override the type with metadata: `z.number().meta({ sluiceType: "int32" })`.
  */
 
 type Unwrap<Z> = Z extends z.ZodOptional<infer I> | z.ZodNullable<infer I> | z.ZodDefault<infer I> ? Unwrap<I> : Z;
 type IsNullable<Z> = Z extends z.ZodOptional<any> | z.ZodNullable<any> ? true : Z extends z.ZodDefault<infer I> ? IsNullable<I> : false;
 
-type DTypeOfZod<Z> = Z extends z.ZodInt32
+type DTypeOfZod<Z> = Z extends z.ZodCustom<infer T, any>
+  ? [T] extends [Uint8Array]
+    ? "binary"
+    : never
+  : Z extends z.ZodInt32
   ? "int32"
   : Z extends z.ZodInt
     ? "int64"
@@ -81,11 +89,19 @@ function dtypeOf(name: string, schema: AnyZod): DType {
       return "boolean";
     case "date":
       return "timestamp";
+    case "custom":
+      if (isBytesClass(s._zod.bag?.Class)) return "binary";
+      throw new OptionError(`schema field "${name}": a custom zod type has no column type; for bytes declare z.instanceof(Uint8Array)`);
     default:
       throw new OptionError(
-        `schema field "${name}": zod type "${def.type}" has no column type; use z.string(), z.number(), z.int(), z.int32(), z.boolean(), z.date(), z.iso.datetime() or z.enum()`,
+        `schema field "${name}": zod type "${def.type}" has no column type; use z.string(), z.number(), z.int(), z.int32(), z.boolean(), z.date(), z.iso.datetime(), z.enum() or z.instanceof(Uint8Array)`,
       );
   }
+}
+
+/** Uint8Array or a subclass of it (Node's Buffer). */
+function isBytesClass(c: unknown): boolean {
+  return c === Uint8Array || (typeof c === "function" && c.prototype instanceof Uint8Array);
 }
 
 /**

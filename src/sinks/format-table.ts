@@ -18,9 +18,22 @@ export function formatValue(v: unknown, type: DType): string {
       const w = v as { start: Date; end: Date };
       return `{${formatTimestamp(w.start)}, ${formatTimestamp(w.end)}}`;
     }
-    default:
+    case "binary":
+      return formatBytes(v as Uint8Array);
+    case "string":
+    case "float64":
+    case "int32":
+    case "int64":
+    case "boolean":
       return String(v);
   }
+}
+
+/** Bytes as Spark's `show()` prints binary: upper-case hex pairs in brackets, `[48 65 6C]`. */
+export function formatBytes(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) out += (i > 0 ? " " : "") + (bytes[i]! < 16 ? "0" : "") + bytes[i]!.toString(16).toUpperCase();
+  return `[${out}]`;
 }
 
 /**

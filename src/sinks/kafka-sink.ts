@@ -60,7 +60,8 @@ const DEFAULT_TUNING: KafkaSinkTuning = {
 const DRIVER_TASK = 0;
 
 /**
- * Writes rows to Kafka, as Spark's Kafka sink: a `value` column is required; `key`, `topic`,
+ * Writes rows to Kafka, as Spark's Kafka sink: a `value` column (string or binary: either is
+ * written as the bytes it holds) is required; `key` (string or binary), `topic`,
  * `partition` and `headers` (JSON text of `[{"key":"k","value":"v"}]`) are used when present.
  * Keys are partitioned as Java clients partition them (murmur2). Rows are encoded straight from
  * the Arrow columns into record batches (no per-message objects) and sent as raw Produce
@@ -152,9 +153,10 @@ export class KafkaSink implements Sink {
     const by = (n: string) => fields.find((f) => f.name === n);
     const value = by("value");
     if (!value) throw new AnalysisError("Required attribute 'value' not found");
-    if (value.type !== "string") throw new AnalysisError(`value attribute type must be a string or binary, got ${value.type}`);
+    const bytes = (f: { type: string }) => f.type === "string" || f.type === "binary";
+    if (!bytes(value)) throw new AnalysisError(`value attribute type must be a string or binary, got ${value.type}`);
     const key = by("key");
-    if (key && key.type !== "string") throw new AnalysisError(`key attribute type must be a string or binary, got ${key.type}`);
+    if (key && !bytes(key)) throw new AnalysisError(`key attribute type must be a string or binary, got ${key.type}`);
     const topic = by("topic");
     if (!topic && topicOption === null) {
       throw new AnalysisError("topic option required when no 'topic' attribute is present. Use the topic option for setting a topic.");

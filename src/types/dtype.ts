@@ -8,8 +8,11 @@
  * - `int64` values surface in JavaScript as `number`, so rows stay plain data; beyond ±(2^53 - 1)
  *   rows may hand them in as bigint, and `collect()` raises NumericRangeError (toArrow() keeps them:
  *   see batch/numeric-columns.ts).
+ * - `binary` is Arrow Binary: bytes as they are, a `Uint8Array` in rows, as Spark's BinaryType
+ *   (Kafka keys and values). Kernels read it as offsets + bytes, like strings, but no step assumes
+ *   the bytes are UTF-8: `cast("string")` decodes them.
  */
-export const DTYPES = ["string", "float64", "int32", "int64", "boolean", "timestamp", "window"] as const;
+export const DTYPES = ["string", "float64", "int32", "int64", "boolean", "timestamp", "window", "binary"] as const;
 export type DType = (typeof DTYPES)[number];
 
 /** A column's type and nullability, at type level and at run time alike. */
@@ -37,7 +40,9 @@ export type JsValue<T extends DType> = T extends "string"
         ? Date
         : T extends "window"
           ? WindowValue
-          : never;
+          : T extends "binary"
+            ? Uint8Array
+            : never;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 

@@ -27,6 +27,8 @@ export type Handoff = "transfer" | "share";
 export type PackedType =
   | { readonly id: "utf8" }
   | { readonly id: "largeUtf8" }
+  | { readonly id: "binary" }
+  | { readonly id: "largeBinary" }
   | { readonly id: "bool" }
   | { readonly id: "int"; readonly bitWidth: 8 | 16 | 32 | 64; readonly signed: boolean }
   | { readonly id: "float"; readonly precision: arrow.Precision }
@@ -212,8 +214,10 @@ function packColumn(data: arrow.Data, buffers: BufferHandoff): PackedColumn {
     case "bool":
       return { ...base, values: buffers.take((data.values as Uint8Array).subarray(firstByte, endByte)) };
     case "utf8":
-      return { ...base, ...packUtf8(data as arrow.Data<arrow.Utf8>, buffers) };
-    case "largeUtf8": {
+    case "binary":
+      return { ...base, ...packVariableWidth(data as arrow.Data<arrow.Utf8 | arrow.Binary>, buffers) };
+    case "largeUtf8":
+    case "largeBinary": {
       // Rare enough that the offsets are not rebased: the whole byte buffer goes along.
       const valueOffsets = buffers.take((data.valueOffsets as BigInt64Array).subarray(0, length + 1));
       return { ...base, valueOffsets, values: buffers.take(data.values as Uint8Array) };
@@ -228,8 +232,8 @@ function packColumn(data: arrow.Data, buffers: BufferHandoff): PackedColumn {
   }
 }
 
-/** Utf8 offsets and bytes; a slice (first offset not 0) is rebased so only its own bytes travel. */
-function packUtf8(data: arrow.Data<arrow.Utf8>, buffers: BufferHandoff): { valueOffsets: Int32Array; values: Uint8Array } {
+/** Utf8 or Binary offsets and bytes; a slice (first offset not 0) is rebased so only its own bytes travel. */
+function packVariableWidth(data: arrow.Data<arrow.Utf8 | arrow.Binary>, buffers: BufferHandoff): { valueOffsets: Int32Array; values: Uint8Array } {
   const offsets = data.valueOffsets.subarray(0, data.length + 1);
   const start = offsets[0] ?? 0;
   const end = offsets[data.length] ?? 0;
@@ -250,6 +254,8 @@ function unpackColumn(p: PackedColumn): arrow.Data {
       return make({ ...common, children: p.children.map(unpackColumn) });
     case "utf8":
     case "largeUtf8":
+    case "binary":
+    case "largeBinary":
       return make({ ...common, valueOffsets: p.valueOffsets, data: p.values });
     case "dictionary":
       return make({ ...common, data: p.values, dictionary: new arrow.Vector((p.dictionary ?? []).map(unpackColumn)) });
@@ -263,6 +269,8 @@ function unpackColumn(p: PackedColumn): arrow.Data {
 function packType(t: arrow.DataType): PackedType {
   if (arrow.DataType.isUtf8(t)) return { id: "utf8" };
   if (arrow.DataType.isLargeUtf8(t)) return { id: "largeUtf8" };
+  if (arrow.DataType.isBinary(t)) return { id: "binary" };
+  if (arrow.DataType.isLargeBinary(t)) return { id: "largeBinary" };
   if (arrow.DataType.isBool(t)) return { id: "bool" };
   if (arrow.DataType.isInt(t)) return { id: "int", bitWidth: t.bitWidth, signed: t.isSigned };
   if (arrow.DataType.isFloat(t)) return { id: "float", precision: t.precision };
@@ -283,6 +291,10 @@ function unpackType(p: PackedType): arrow.DataType {
       return new arrow.Utf8();
     case "largeUtf8":
       return new arrow.LargeUtf8();
+    case "binary":
+      return new arrow.Binary();
+    case "largeBinary":
+      return new arrow.LargeBinary();
     case "bool":
       return new arrow.Bool();
     case "int":
