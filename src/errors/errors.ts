@@ -80,6 +80,29 @@ export class TaskTimeoutError extends SluiceError {
   }
 }
 
+/**
+ * A schema registry that could not be reached, or that refused or could not answer a request. The
+ * message names the registry's URL (never its credentials), the request, the HTTP status and the
+ * registry's own `error_code` and message; the same facts are fields, for callers that branch on them.
+ */
+export class SchemaRegistryError extends SluiceError {
+  override name = "SchemaRegistryError";
+  constructor(
+    message: string,
+    /** The registry's URL, or URLs, as the message shows them: without credentials. */
+    readonly url: string,
+    /** The request, such as "GET /schemas/ids/5". */
+    readonly request: string,
+    /** The HTTP status of the registry's answer; undefined when no answer came. */
+    readonly status: number | undefined,
+    /** Confluent's `error_code` from the answer (40403: no such schema, 409: incompatible schema, ...). */
+    readonly errorCode: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** Why a streaming query stopped with an error; `cause` holds the original error. */
 export class StreamingQueryException extends SluiceError {
   override name = "StreamingQueryException";
