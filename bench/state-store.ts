@@ -144,15 +144,17 @@ async function runOnce(fraction: number): Promise<RunResult> {
       rowsPerDelta.push(update(table, fraction, v));
       // The delta the commit writes, encoded once more on its own to time the encoding apart from the I/O.
       start = performance.now();
-      encodeStateFile({ kind: "delta", version: v, base: v - 1, operatorKind: KIND, schema }, table, table.removedSlots(), table.updatedSlots());
+      encodeStateFile({ kind: "delta", version: v, base: v - 1, operatorKind: KIND, schema }, table, table.removedSlots(), table.updatedSlots(), "copied");
       encode.push(performance.now() - start);
       start = performance.now();
+      // The commit encodes the delta and writes it asynchronously: it is committed once durable.
       store.commit(v);
+      await provider.durable();
       commit.push(performance.now() - start);
       bytes.push(statSync(path.join(shard, `${v}.delta`)).size);
       if (v % MIN_DELTAS === 0) {
         start = performance.now();
-        encodeStateFile({ kind: "snapshot", version: v, base: null, operatorKind: KIND, schema }, table, new Int32Array(0), table.liveSlots());
+        encodeStateFile({ kind: "snapshot", version: v, base: null, operatorKind: KIND, schema }, table, new Int32Array(0), table.liveSlots(), "shared");
         snapshotEncode.push(performance.now() - start);
         start = performance.now();
         await provider.flush();

@@ -11,10 +11,10 @@ import { ioFault } from "../faults/io-faults.js";
  * power cut. A file is complete or absent, never half-written. Every I/O error becomes a
  * `CheckpointError` that names the path.
  *
- * The commit path of the state store writes synchronously (its commit is synchronous), the
- * logs and state maintenance write asynchronously. Both run the same steps: each operation is
- * written once as a generator of file-system steps, which a synchronous or an asynchronous
- * runner carries out.
+ * Most writes are asynchronous (the logs, state deltas and maintenance); the checkpoint's
+ * metadata and lock are written synchronously, since `start()` checks them before it returns.
+ * Both run the same steps: each operation is written once as a generator of file-system steps,
+ * which a synchronous or an asynchronous runner carries out.
  */
 
 /** Marks this process's temp files: the pid and a random token, so a reused pid never matches. */
@@ -60,6 +60,11 @@ export function writeFileAtomicSync(file: string, content: FileContent, options:
 /** Deletes files (a missing one is fine), then fsyncs their folders so the deletions last. */
 export function removeFilesSync(files: readonly string[]): void {
   runSync(removeAll(files));
+}
+
+/** Deletes files (a missing one is fine), then fsyncs their folders so the deletions last. */
+export function removeFiles(files: readonly string[]): Promise<void> {
+  return runAsync(removeAll(files));
 }
 
 /** Deletes a file; a missing one is fine. */

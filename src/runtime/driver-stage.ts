@@ -23,7 +23,7 @@ export class DriverStage {
   constructor(
     private readonly plan: PhysicalPlan,
     outputMode: OutputMode,
-    provider: StateStoreProvider,
+    private readonly provider: StateStoreProvider,
     startVersion: number,
     staticTables: Readonly<Record<string, unknown>> = {},
   ) {
@@ -55,11 +55,19 @@ export class DriverStage {
     return union(out, this.plan.outputFields);
   }
 
-  /** Commits the state the last `run` wrote as `version`; returns the time it took in ms. */
+  /**
+   * Commits the state the last `run` wrote as `version`; returns the time it took in ms. The
+   * provider may still be writing it: `durable()` waits for that.
+   */
   commit(version: number): number {
     const start = performance.now();
     this.chain.commit(version);
     return performance.now() - start;
+  }
+
+  /** Resolves once the state of every commit so far is on disk (rejects naming what failed). */
+  durable(): Promise<void> {
+    return this.provider.durable();
   }
 
   /**

@@ -222,16 +222,28 @@ export class MicroBatchExecution {
     this.activity = `running batch ${batchId}'s tasks`;
     const out = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
     const result = stage.run(out.batches, info);
+    // The state commit comes before the sink (DESIGN §1), as Spark's stateful operators commit
+    // in their tasks before the write: its delta file is written and fsynced on libuv's threads
+    // while the sink writes the batch. Should the run die before commits/N, the re-run of batch N
+    // replaces that state version (see FileShard).
+    this.checkNotAbandoned(`commit batch ${batchId}'s state`);
+    stage.commit(batchId + 1);
     this.checkNotAbandoned(`write batch ${batchId} to the sink`);
     this.activity = `writing batch ${batchId} to ${sink.description}`;
-    await sink.addBatch(batchId, result, this.deps.outputMode);
+    try {
+      await sink.addBatch(batchId, result, this.deps.outputMode);
+    } catch (e) {
+      // The state write's outcome no longer matters: the batch failed and runs again.
+      await stage.durable().catch(() => undefined);
+      throw e;
+    }
     crashPoint("afterSinkBeforeCommit", batchId);
     timings.addBatch = this.now() - t3;
 
     const t4 = this.now();
     this.checkNotAbandoned(`commit batch ${batchId}`);
     this.activity = `committing batch ${batchId}`;
-    stage.commit(batchId + 1);
+    await stage.durable();
     this.watermarkMovedLastBatch = this.tracker.update(out.eventTime);
     await this.addLogEntry(checkpoint.commits, batchId, { nextBatchWatermarkMs: this.tracker.current });
     sources.forEach((s, i) => s.commit(end[i]));

@@ -61,15 +61,17 @@ describe("recovery in a new provider", () => {
     for (const stopAfter of [1, 3, 4]) {
       await closeProviders();
       temp.remove();
-      const before = aggregateRunner(sessions, "update", openProvider({ minDeltasForSnapshot: 2 }).load(0, 0));
+      const first = openProvider({ minDeltasForSnapshot: 2 });
+      const before = aggregateRunner(sessions, "update", first.load(0, 0));
       const output = BATCHES.slice(0, stopAfter).map(([rows, watermark]) => before.batch([clicks(rows)], watermark).rows);
+      await first.durable();
       const after = aggregateRunner(sessions, "update", openProvider({ minDeltasForSnapshot: 2 }).load(0, stopAfter));
       output.push(...BATCHES.slice(stopAfter).map(([rows, watermark]) => after.batch([clicks(rows)], watermark).rows));
       expect(output).toEqual(expected);
     }
   });
 
-  it("loads every version of a deduplication that forgets keys as the watermark passes them", () => {
+  it("loads every version of a deduplication that forgets keys as the watermark passes them", async () => {
     const fields = [field("id", "string"), field("t", "timestamp")];
     const spec = { op: "deduplicate" as const, operatorId: 0, keyColumns: ["id", "t"], eventTimeColumn: "t", withinWatermarkDelayMs: null, inputFields: fields };
     const rows = (r: [string | null, number][]) => batchOf(fields, r.map(([id, t]) => ({ id, t })));
@@ -83,15 +85,17 @@ describe("recovery in a new provider", () => {
       [[["d", 50], [null, 60]], 35],
     ];
     const committed: ReturnType<typeof tableRows>[] = [{}];
-    const outputs = inputs.map(([input, watermark], i) => {
+    const outputs: [(string | null)[], number][] = [];
+    for (const [i, [input, watermark]] of inputs.entries()) {
       ctx.batch = { ...ctx.batch, watermarkMs: watermark };
-      const out = plainRows(exec.process(rows(input))).map((r) => r.id);
+      const out = plainRows(exec.process(rows(input))).map((r) => r.id as string | null);
       exec.onWatermark(watermark);
       exec.commit(i + 1);
+      await provider.durable();
       const { numRowsRemoved } = exec.lastMetrics()!;
       committed.push(tableRows(openProvider().load(0, i + 1).open([{ name: "#eventTime", kind: "f64" }], "dedupe")));
-      return [out, numRowsRemoved];
-    });
+      outputs.push([out, numRowsRemoved]);
+    }
     expect(outputs).toEqual([
       [["a", null, "b"], 0],
       [["c"], 2],

@@ -90,7 +90,7 @@ describe("FileStateStoreProvider: files", () => {
     expect(rowsOf(openProvider().load(0, 1, 1).open(SCHEMA, KIND))).toEqual({ "0/1": [1, null] });
   });
 
-  it("a delta holds the keys removed in its version, then the rows upserted in it, nulls included", () => {
+  it("a delta holds the keys removed in its version, then the rows upserted in it, nulls included", async () => {
     const provider = openProvider();
     const store = provider.load(0, 0);
     const t = store.open(SCHEMA, KIND);
@@ -110,6 +110,7 @@ describe("FileStateStoreProvider: files", () => {
     store.commit(2);
     // Nothing changed: an empty delta keeps the chain whole.
     store.commit(3);
+    await provider.durable();
     expect([readDelta(1), readDelta(2), readDelta(3)]).toEqual([
       { base: null, removed: [], upserted: { a: [1, "first"], b: [2, null], c: [3, "c"] } },
       { base: 1, removed: ["b", "c"], upserted: { a: [5, "a-longer-label"], c: [null, "again"], e: [6, ""] } },
@@ -118,11 +119,12 @@ describe("FileStateStoreProvider: files", () => {
     expect(rowsOf(openProvider().load(0, 3).open(SCHEMA, KIND))).toEqual({ a: [5, "a-longer-label"], c: [null, "again"], e: [6, ""] });
   });
 
-  it("numbers versions either way: from -1 (batch N commits N) or from 0 (Spark: batch N commits N + 1)", () => {
+  it("numbers versions either way: from -1 (batch N commits N) or from 0 (Spark: batch N commits N + 1)", async () => {
     const provider = openProvider();
     const fromMinusOne = provider.load(0, -1);
     setRow(fromMinusOne.open(SCHEMA, KIND), "a", 1, null);
     fromMinusOne.commit(0);
+    await provider.durable();
     expect(stateFiles(shard())).toEqual(["0.delta"]);
     expect(readDelta(0).base).toBe(null);
     expect(rowsOf(openProvider().load(0, 0).open(SCHEMA, KIND))).toEqual({ a: [1, null] });
@@ -146,6 +148,7 @@ describe("FileStateStoreProvider: memory", () => {
     // ...and a commit of few changes applies them to that copy.
     removeRow(t, "k3");
     store.commit(4);
+    await provider.durable();
     const version4 = rowsOf(t);
     const delta4 = readFileSync(shard("4.delta"));
     rmSync(shard("4.delta"));
@@ -154,6 +157,7 @@ describe("FileStateStoreProvider: memory", () => {
     // Version 5 changes every row: the copy is dropped, and version 5 lives in its files only.
     for (let i = 4; i < 40; i++) setRow(t, `k${i}`, i + 1000, null);
     store.commit(5);
+    await provider.durable();
     rmSync(shard("5.delta"));
     expect(() => provider.load(0, 5).open(SCHEMA, KIND)).toThrow(`state file ${shard("5.delta")} is missing: it was deleted while this query used the checkpoint`);
   });
@@ -187,6 +191,7 @@ describe("FileStateStoreProvider: memory", () => {
     for (const [i, change] of versions.entries()) {
       change(t);
       store.commit(i + 1);
+      await provider.durable();
       expect(rowsOf(provider.load(0, i + 1).open(SCHEMA, KIND))).toEqual(rowsOf(t));
       if (i % 2 === 0) await provider.flush();
     }
@@ -290,6 +295,7 @@ describe("FileStateStoreProvider: re-running a batch", () => {
     const first = provider.load(0, 1);
     setRow(first.open(SCHEMA, KIND), "first", 1, null);
     first.commit(2); // due for a snapshot
+    await provider.durable();
     // Let maintenance start writing snapshot 2, then re-run version 2 before the write ends.
     await new Promise((resolve) => setImmediate(resolve));
     const rerun = provider.load(0, 1);
@@ -310,6 +316,7 @@ describe("FileStateStoreProvider: re-running a batch", () => {
     const rerun = provider.load(0, 1);
     rerun.open(SCHEMA, KIND);
     rerun.commit(2);
+    await provider.durable();
     expect(() => stale.commit(4)).toThrow(
       `state of operator 0 partition 0 cannot commit version 4: the version it builds on, 3, is no longer in ${shard()} (a re-run of an earlier batch replaced it, or retention deleted it); load the state again`,
     );
@@ -322,8 +329,9 @@ describe("FileStateStoreProvider: re-running a batch", () => {
     const store = provider.load(0, 1);
     store.open(SCHEMA, KIND);
     writeFileSync(shard("2.delta"), "written by someone else");
-    expect(() => store.commit(2)).toThrow(CheckpointError);
-    expect(() => store.commit(2)).toThrow(
+    store.commit(2);
+    await expect(provider.durable()).rejects.toThrow(CheckpointError);
+    await expect(provider.durable()).rejects.toThrow(
       `state file ${shard("2.delta")} appeared while this query was writing it: another query is using the checkpoint ${temp.dir}; stop it, or give this query its own checkpointLocation`,
     );
     expect(readFileSync(shard("2.delta"), "utf8")).toBe("written by someone else");

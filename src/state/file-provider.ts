@@ -13,18 +13,21 @@ import { VersionedStateStore } from "./versioned-store.js";
  * continues from the last committed version. See `FileShard` for how versions are written,
  * loaded and re-run.
  *
- * A commit writes its delta synchronously; snapshots and deletions run in maintenance passes
- * after it, asynchronously. `flush()` waits for them, and `close()` (when the query stops) waits
- * and then frees the tables the provider keeps: per shard the latest committed one, never the
- * older retained versions, which load from their files.
+ * A commit encodes its delta and hands it to an asynchronous write; `durable()` resolves once
+ * every delta committed so far is on disk (a batch's commit log entry waits for it). Snapshots
+ * and deletions run in maintenance passes after the commit, asynchronously too. `flush()` waits
+ * for both, and `close()` (when the query stops) waits and then frees the tables the provider
+ * keeps: per shard the latest committed one, never the older retained versions, which load from
+ * their files.
  *
  * Use, per query run (one provider per checkpoint location and process):
  *
  *   const provider = new FileStateStoreProvider(checkpointLocation, { minBatchesToRetain, minDeltasForSnapshot, onMaintenanceError });
  *   const store = provider.load(operatorId, version);   // version: what the last committed batch left
  *   store.open(schema, operatorKind);                   // e.g. new StatefulAggregateExec(spec, mode, store)
- *   // per batch: the operator works on store.table, then store.commit(next version) before
- *   // the commit log entry is written; a failed batch calls store.abort()
+ *   // per batch: the operator works on store.table, then store.commit(next version);
+ *   await provider.durable();                           // before the commit log entry is written
+ *   // a failed batch calls store.abort()
  *   await provider.close();                             // in stop(): waits for maintenance
  *
  * Versions may be numbered "batch N commits N" (load -1 first) or Spark's "batch N reads N and
@@ -57,14 +60,27 @@ export class FileStateStoreProvider implements StateStoreProvider {
     return this.shard(operatorId, partition).latest();
   }
 
-  /** Waits for the maintenance passes asked for so far (failures go to `onMaintenanceError`). */
-  flush(): Promise<void> {
-    return this.maintenance.idle();
+  /** Resolves once the deltas of every commit so far are on disk; rejects with the first write that failed. */
+  async durable(): Promise<void> {
+    for (const shard of this.shards.values()) await shard.durable();
+  }
+
+  /**
+   * Waits for the delta writes and the maintenance passes asked for so far (maintenance failures
+   * go to `onMaintenanceError`; a failed delta write rejects, as in `durable()`).
+   */
+  async flush(): Promise<void> {
+    try {
+      await this.durable();
+    } finally {
+      await this.maintenance.idle();
+    }
   }
 
   /** Waits for maintenance, then frees the cached tables; stores of this provider stop working. */
   async close(): Promise<void> {
-    await this.flush();
+    // A failed delta write already failed its batch (through durable()); closing only waits for it.
+    await this.flush().catch(() => undefined);
     this.closed = true;
     for (const shard of this.shards.values()) shard.close();
     this.shards.clear();

@@ -4,9 +4,8 @@ import {
   listDirectory,
   readBytesSync,
   removeFile,
-  removeFilesSync,
+  removeFiles,
   writeFileAtomic,
-  writeFileAtomicSync,
 } from "../checkpoint/atomic-file.js";
 import { CheckpointError, SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
@@ -44,8 +43,10 @@ interface DueSnapshot {
  * The durable history of one (operator, partition) folder, Spark's HDFSBackedStateStoreProvider
  * in spirit:
  *
- * - every commit writes `<version>.delta` synchronously (the batch may not commit before its
- *   state is durable): the rows upserted and the keys removed in that version;
+ * - every commit encodes `<version>.delta` (the rows upserted and the keys removed in that
+ *   version) at once and writes it asynchronously, on libuv's threads: the write and its fsync
+ *   overlap the sink's write of the batch, and `durable()`, which the batch's commit log entry
+ *   waits for, resolves once the file has its name (or rejects naming it);
  * - once `minDeltasForSnapshot` deltas follow the last snapshot, maintenance writes
  *   `<version>.snapshot` of the committed table, asynchronously;
  * - maintenance deletes the files no version from `latest - minBatchesToRetain` on needs;
@@ -69,6 +70,11 @@ export class FileShard implements ShardHistory {
   private due: DueSnapshot | null = null;
   /** The snapshot maintenance is writing now. */
   private snapshotting: DueSnapshot | null = null;
+  /**
+   * The shard's file writes, one after the other (a re-run's deletions wait for the write they
+   * delete), settled to the first failure or null; `durable()` awaits the last.
+   */
+  private writes: Promise<CheckpointError | null> = Promise.resolve(null);
   private leftoversSwept = false;
   private failedPasses = 0;
   private lastFailure: CheckpointError | null = null;
@@ -136,17 +142,42 @@ export class FileShard implements ShardHistory {
       );
     }
     const header = { kind: "delta" as const, version, base: initial ? null : base, ...shape };
-    const abandoned = files.filesAfter(base);
-    if (abandoned.length > 0) {
-      if (this.due !== null && this.due.version > base) this.due = null;
-      removeFilesSync(abandoned.map((f) => files.pathOf(f.version, f.kind)));
-      for (const f of abandoned) files.forget(f);
-    }
+    const abandoned = files.filesAfter(base).map((f) => {
+      files.forget(f);
+      return files.pathOf(f.version, f.kind);
+    });
+    if (abandoned.length > 0 && this.due !== null && this.due.version > base) this.due = null;
     const file = files.pathOf(version, "delta");
-    const chunks = encodeStateFile(header, working, changes.removed, changes.upserted);
-    const outcome = writeFileAtomicSync(file, chunks, { midWrite: () => crashPoint("stateDelta", version) });
-    if (outcome !== "written") throw this.otherWriter(file);
+    // Encoded now, while the working table holds this version's changes, into buffers of its own
+    // (the table moves on before the write is done). The listing counts the
+    // delta at once, so that keep() and maintenance plan with it: a failed write fails the batch
+    // before its commit log entry, and the next run lists the folder again.
+    const chunks = encodeStateFile(header, working, changes.removed, changes.upserted, "copied");
     files.addDelta(version);
+    this.queueWrite(async () => {
+      if (abandoned.length > 0) await removeFiles(abandoned);
+      const outcome = await writeFileAtomic(file, chunks, { midWrite: () => crashPoint("stateDelta", version) });
+      if (outcome !== "written") throw this.otherWriter(file);
+    }, file);
+  }
+
+  /** Resolves once every delta written so far is on disk under its name; rejects with the first failure. */
+  async durable(): Promise<void> {
+    const failure = await this.writes;
+    if (failure !== null) throw failure;
+  }
+
+  /** Runs `write` after the writes before it; after a failure none runs (each would build on what failed). */
+  private queueWrite(write: () => Promise<void>, file: string): void {
+    this.writes = this.writes.then(async (failure) => {
+      if (failure !== null) return failure;
+      try {
+        await write();
+        return null;
+      } catch (e) {
+        return e instanceof CheckpointError ? e : new CheckpointError(`cannot write state file ${file}: ${(e as Error).message}`, { cause: e });
+      }
+    });
   }
 
   /**
@@ -191,6 +222,8 @@ export class FileShard implements ShardHistory {
         failures.push(e instanceof CheckpointError ? e : new CheckpointError(`state maintenance of ${this.dir} failed: ${(e as Error).message}`, { cause: e }));
       }
     };
+    // After the deltas in flight: a snapshot never lands before the delta of its version.
+    await this.writes;
     const due = this.due;
     this.due = null;
     if (due !== null && !this.closed) {
@@ -230,7 +263,7 @@ export class FileShard implements ShardHistory {
   private async writeSnapshot(due: DueSnapshot): Promise<void> {
     const files = this.files;
     const file = files.pathOf(due.version, "snapshot");
-    const chunks = encodeStateFile({ kind: "snapshot", version: due.version, base: null, ...due.shape }, due.table, NO_SLOTS, due.table.liveSlots());
+    const chunks = encodeStateFile({ kind: "snapshot", version: due.version, base: null, ...due.shape }, due.table, NO_SLOTS, due.table.liveSlots(), "shared");
     const outcome = await writeFileAtomic(file, chunks, {
       midWrite: () => crashPoint("stateSnapshot", due.version),
       // A re-run of the batch may have replaced the version meanwhile: its snapshot would lie.

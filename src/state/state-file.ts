@@ -62,13 +62,20 @@ export interface StateFile {
  * whole file once more. Pieces may be views of the table's own buffers, so write them before the
  * table changes.
  */
-export function encodeStateFile(header: StateFileHeader, table: StateTable, removed: Int32Array, upserted: Int32Array): Uint8Array[] {
+export function encodeStateFile(
+  header: StateFileHeader,
+  table: StateTable,
+  removed: Int32Array,
+  upserted: Int32Array,
+  buffers: StateFileBuffers,
+): Uint8Array[] {
   const n = removed.length + upserted.length;
   const fields = [new arrow.Field(KEY_COLUMN, new arrow.Binary(), false), ...header.schema.map(valueField)];
   const run = runStart(table, removed, upserted);
+  const own = buffers === "copied";
   const children = [
-    run >= 0 ? keyRun(table, run, n) : keyColumn(table, removed, upserted),
-    ...header.schema.map((_, c) => (run >= 0 ? valueRun(table, c, run, n) : valueColumn(table, c, removed.length, upserted))),
+    run >= 0 ? keyRun(table, run, n, own) : keyColumn(table, removed, upserted),
+    ...header.schema.map((_, c) => (run >= 0 ? valueRun(table, c, run, n, own) : valueColumn(table, c, removed.length, upserted))),
   ];
   const metadata = new Map<string, string>([
     [META.format, String(STATE_FORMAT_VERSION)],
@@ -87,6 +94,13 @@ export function encodeStateFile(header: StateFileHeader, table: StateTable, remo
   writer.finish();
   return sink.chunks;
 }
+
+/**
+ * Whether the encoded pieces may be views of the table's own buffers ("shared": the table stays
+ * as it is until the bytes are written, as a snapshot's pinned table does), or must not be
+ * ("copied": the table changes while the bytes wait for an asynchronous write).
+ */
+export type StateFileBuffers = "shared" | "copied";
 
 /** Keeps the pieces an Arrow writer writes, in order (views of the column buffers: no copy). */
 class ChunkSink extends arrow.AsyncByteQueue {
@@ -141,7 +155,7 @@ function keyColumn(table: StateTable, removed: Int32Array, upserted: Int32Array)
 }
 
 /** The keys of slots `first ..< first + n`, straight from the key arena. */
-function keyRun(table: StateTable, first: number, n: number): arrow.Data {
+function keyRun(table: StateTable, first: number, n: number, own: boolean): arrow.Data {
   const keys = table.keyTable;
   const starts = keys.keyStarts;
   const base = starts[first]!;
@@ -149,11 +163,12 @@ function keyRun(table: StateTable, first: number, n: number): arrow.Data {
   for (let j = 0; j < n; j++) offsets[j] = (starts[first + j]! - base) * 4;
   offsets[n] = (starts[first + n - 1]! + keys.keyLength(first + n - 1) - base) * 4;
   const arena = keys.keyArena;
-  return binary(offsets, new Uint8Array(arena.buffer, arena.byteOffset + base * 4, offsets[n]!), null);
+  const bytes = new Uint8Array(arena.buffer, arena.byteOffset + base * 4, offsets[n]!);
+  return binary(offsets, own ? bytes.slice() : bytes, null);
 }
 
 /** Column `c` of slots `first ..< first + n`: f64 values as they are; strings gathered. */
-function valueRun(table: StateTable, c: number, first: number, n: number): arrow.Data {
+function valueRun(table: StateTable, c: number, first: number, n: number, own: boolean): arrow.Data {
   const column = table.column(c);
   if (column.kind === "bytes") {
     const slots = new Int32Array(n);
@@ -162,7 +177,8 @@ function valueRun(table: StateTable, c: number, first: number, n: number): arrow
   }
   const valid = column.valid.subarray(first, first + n);
   const { bitmap, nullCount } = valid.indexOf(0) < 0 ? { bitmap: undefined, nullCount: 0 } : validityFromBytes(valid, n);
-  return arrow.makeData({ type: new arrow.Float64(), length: n, data: column.values.subarray(first, first + n), nullBitmap: bitmap, nullCount });
+  const values = own ? column.values.slice(first, first + n) : column.values.subarray(first, first + n);
+  return arrow.makeData({ type: new arrow.Float64(), length: n, data: values, nullBitmap: bitmap, nullCount });
 }
 
 /** Column `c` of the file: nulls for the removals, then the upserted rows' values. */

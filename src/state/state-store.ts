@@ -44,6 +44,11 @@ export interface StateStoreProvider {
   load(operatorId: number, version: number, partition?: number): StateStore;
   /** The newest committed version of a store, -1 when none. */
   latestVersion(operatorId: number, partition?: number): number;
+  /**
+   * Resolves once every version committed so far is durable (a commit may finish its writes
+   * asynchronously); rejects naming what could not be written. A batch's commit log entry waits for it.
+   */
+  durable(): Promise<void>;
   /** Waits for background work (maintenance) and frees what the provider holds; its stores stop working. */
   close?(): Promise<void>;
 }

@@ -18,7 +18,10 @@ export interface ShardHistory {
    * of `shape`. Throws a CheckpointError naming what cannot be read.
    */
   committed(version: number, shape: StateShape): StateTable;
-  /** Makes the working table's `changes` since `base` durable as `version`. */
+  /**
+   * Records the working table's `changes` since `base` as `version`. The history may finish
+   * writing them later: `FileStateStoreProvider.durable()` says when they are on disk.
+   */
   write(version: number, base: number, working: StateTable, changes: TableChanges, shape: StateShape): void;
   /**
    * Keeps a private copy of the working table as the table of `version`. Called before the
