@@ -77,24 +77,26 @@ describe("the npm package", () => {
   });
 
   it.each([
-    ["nodenext", { module: "nodenext", moduleResolution: "nodenext" }],
-    ["bundler", { module: "esnext", moduleResolution: "bundler" }],
-  ])("type-checks under moduleResolution %s, column typos included", (name, options) => {
-    const dir = path.join(app, `ts-${name}`);
+    ["nodenext", "ts", { module: "nodenext", moduleResolution: "nodenext" }],
+    ["bundler", "ts", { module: "esnext", moduleResolution: "bundler" }],
+    // A CommonJS module: TypeScript compiles its import to require() of the ES module.
+    ["nodenext", "cts", { module: "nodenext", moduleResolution: "nodenext" }],
+  ])("type-checks under moduleResolution %s from a .%s file, column typos included", (name, ext, options) => {
+    const dir = path.join(app, `ts-${name}-${ext}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
     writeFileSync(
       path.join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { ...options, target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ["*.ts"] }),
+      JSON.stringify({ compilerOptions: { ...options, target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: [`*.${ext}`] }),
     );
     const typed = `import { Session, col } from "sluice";\nimport { z } from "zod";\nconst session = new Session({ workers: 0 });\nconst df = session.createDataFrame([{ page: "/a" }], z.object({ page: z.string() }));\nexport const pages = df.select(col("page"));\n`;
-    writeFileSync(path.join(dir, "query.ts"), typed);
+    writeFileSync(path.join(dir, `query.${ext}`), typed);
     const tsc = (cwd: string) => spawnSync(NODE, [path.join(app, "node_modules/typescript/bin/tsc"), "-p", cwd], { encoding: "utf8" });
     expect(tsc(dir).stdout).toBe("");
-    writeFileSync(path.join(dir, "typo.ts"), `${typed.replace("export const pages", "const _p")}export const typo = df.select(col("pgae"));\n`);
+    writeFileSync(path.join(dir, `typo.${ext}`), `${typed.replace("export const pages", "const _p")}export const typo = df.select(col("pgae"));\n`);
     const failed = tsc(dir);
     expect(failed.status).not.toBe(0);
-    expect(failed.stdout).toContain("typo.ts");
+    expect(failed.stdout).toContain(`typo.${ext}`);
     expect(failed.stdout).toContain('"pgae"');
   });
 

@@ -22,14 +22,19 @@ export class GroupCommitter {
   ) {}
 
   private connectedAdmin(): Promise<Admin> {
-    this.admin ??= kafkaClientConfig(this.connection).then(async (config) => {
-      const { Kafka } = await loadKafkajs();
-      const admin = new Kafka(config).admin();
-      await admin.connect();
-      return admin;
-    });
-    // A failed connect is tried again at the next publish.
-    this.admin.catch(() => (this.admin = null));
+    if (this.admin === null) {
+      const admin = kafkaClientConfig(this.connection).then(async (config) => {
+        const { Kafka } = await loadKafkajs();
+        const client = new Kafka(config).admin();
+        await client.connect();
+        return client;
+      });
+      // A failed connect is tried again at the next publish.
+      admin.catch(() => {
+        if (this.admin === admin) this.admin = null;
+      });
+      this.admin = admin;
+    }
     return this.admin;
   }
 

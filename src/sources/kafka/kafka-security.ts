@@ -80,12 +80,13 @@ const isCertificate = (label: string) => label === "CERTIFICATE";
 const isPrivateKey = (label: string) => /(^|\s)PRIVATE KEY$/.test(label);
 
 /** Turns Node's TLS error into the option that caused it; `what` names where the material came from. */
-function checkContext(options: Parameters<typeof createSecureContext>[0], what: string, passwordOption: string): void {
+/** Builds a TLS context from `options` to find a bad file or password now; `passwordOption` opens it (null: none does). */
+function checkContext(options: Parameters<typeof createSecureContext>[0], what: string, passwordOption: string | null): void {
   try {
     createSecureContext(options);
   } catch (e) {
     const message = (e as Error).message;
-    if (/mac verify|bad decrypt|bad password|wrong password/i.test(message)) {
+    if (passwordOption !== null && /mac verify|bad decrypt|bad password|wrong password/i.test(message)) {
       throw new OptionError(`${passwordOption} does not open ${what} (${message})`);
     }
     throw new OptionError(`${what} cannot be used: ${message}`);
@@ -140,7 +141,8 @@ function trustedPem(text: string, what: string): string {
   const certificates = pemBlocks(text, isCertificate);
   if (certificates.length === 0) throw new OptionError(`${what} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   const ca = certificates.join("\n");
-  checkContext({ ca }, what, "kafka.ssl.truststore.password");
+  // PEM certificates are public: no password is involved.
+  checkContext({ ca }, what, null);
   return ca;
 }
 
