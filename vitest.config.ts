@@ -1,9 +1,11 @@
 import { defineConfig } from "vitest/config";
 
-// Three projects: `unit` (everything but Kafka, no Java needed), `kafka` (files named *.kafka.test.ts, run
-// against a real broker that src/testing/kafka-global-setup.ts starts only when such files are in the run) and
-// `faults` (files named *.faults.test.ts: they kill, freeze and restart that broker, so they run one at a time,
-// after every other file: sequence.groupOrder runs the groups 0, 1, 2 one after the other).
+// Three projects: `unit` (everything but Kafka and the schema registry, no Java needed), `kafka` (files named
+// *.kafka.test.ts, run against a real broker that src/testing/kafka-global-setup.ts starts only when such files
+// are in the run, and files named *.registry.test.ts, run against the real schema registry that
+// src/testing/schema-registry-global-setup.ts starts alongside it) and `faults` (files named *.faults.test.ts:
+// they kill, freeze and restart that broker or registry, so they run one at a time, after every other file:
+// sequence.groupOrder runs the groups 0, 1, 2 one after the other).
 // `npm test` runs unit then kafka; `npm run test:faults` runs the faults (a few minutes);
 // `npx vitest run --project <name>` runs one project, `npx vitest run` all three.
 export default defineConfig({
@@ -12,7 +14,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ["default", "json"],
     outputFile: { json: ".cache/vitest-report.json" },
-    // Room for the kafka project's teardown, which stops the broker (SIGTERM, a few seconds).
+    // Room for the kafka project's teardown, which stops the broker and the registry (SIGTERM, a few seconds each).
     teardownTimeout: 45_000,
     // Worker pools are real threads; two cores run at most two test files side by side.
     maxWorkers: 2,
@@ -22,7 +24,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "bench/**/*.test.ts"],
-          exclude: ["src/**/*.kafka.test.ts", "src/**/*.faults.test.ts"],
+          exclude: ["src/**/*.kafka.test.ts", "src/**/*.registry.test.ts", "src/**/*.faults.test.ts"],
           typecheck: {
             enabled: true,
             include: ["src/**/*.test-d.ts"],
@@ -35,9 +37,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: "kafka",
-          include: ["src/**/*.kafka.test.ts"],
+          include: ["src/**/*.kafka.test.ts", "src/**/*.registry.test.ts"],
           exclude: ["src/**/*.faults.test.ts"],
-          globalSetup: ["src/testing/kafka-global-setup.ts"],
+          globalSetup: ["src/testing/kafka-global-setup.ts", "src/testing/schema-registry-global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One broker: files run one at a time, after the unit tests.
@@ -50,11 +52,11 @@ export default defineConfig({
         test: {
           name: "faults",
           include: ["src/**/*.faults.test.ts"],
-          globalSetup: ["src/testing/kafka-global-setup.ts"],
+          globalSetup: ["src/testing/kafka-global-setup.ts", "src/testing/schema-registry-global-setup.ts"],
           // A test waits for a broker to restart (10-20 s here) and for bounded failures of several seconds.
           testTimeout: 180_000,
           hookTimeout: 180_000,
-          // They stop the broker every other Kafka test uses: one file at a time, after everything else.
+          // They stop the broker (or registry) every other such test uses: one file at a time, after everything else.
           fileParallelism: false,
           sequence: { groupOrder: 2 },
         },
