@@ -76,6 +76,7 @@ export {
   ConcurrentModificationError,
   InternalError,
   NumericRangeError,
+  SchemaRegistryError,
   StreamingQueryException,
   TaskTimeoutError,
 } from "./errors/errors.js";
