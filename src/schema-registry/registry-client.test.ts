@@ -16,8 +16,8 @@ interface Seen {
   readonly body: string;
 }
 
-/** An answer of the fake registry; `hang` never answers; `json` is sent as application/json. */
-type Answer = { status?: number; json?: unknown; text?: string; hang?: true };
+/** An answer of the fake registry; `hang` never answers, `drop` closes the connection; `json` is sent as application/json. */
+type Answer = { status?: number; json?: unknown; text?: string; hang?: true; drop?: true };
 
 let server: Server;
 let base: string;
@@ -35,6 +35,7 @@ beforeAll(async () => {
       seen.push(request);
       const answer = (answers.shift() ?? otherwise)(request);
       if (answer.hang) return;
+      if (answer.drop) return void req.socket.destroy();
       const body = answer.json !== undefined ? JSON.stringify(answer.json) : (answer.text ?? "");
       res.writeHead(answer.status ?? 200, { "Content-Type": answer.json !== undefined ? "application/json" : "text/html" }).end(body);
     });
@@ -209,6 +210,16 @@ describe("schema registry client: retries and timeouts", () => {
       `cannot reach the schema registry at ${url}, ${url}/b after 4 attempt(s) 100 ms apart: ECONNREFUSED (GET /schemas/ids/3). ` +
         "Check schema.registry.url; maxRetries and retryBackoffMs set how long Sluice waits for the registry",
     );
+  });
+
+  it("a connection closed without an answer is retried too, and the failure says how it ended", async () => {
+    otherwise = () => ({ drop: true });
+    const error = await failure(client({ maxRetries: 1 }).latest("orders-value"));
+    expect(error.message).toBe(
+      `cannot reach the schema registry at ${base} after 2 attempt(s) 50 ms apart: other side closed (GET /subjects/orders-value/versions/latest). ` +
+        "Check schema.registry.url; maxRetries and retryBackoffMs set how long Sluice waits for the registry",
+    );
+    expect(seen).toHaveLength(2);
   });
 
   it("tries the next URL when one cannot be reached, and keeps to the one that answered", async () => {

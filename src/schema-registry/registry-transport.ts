@@ -73,9 +73,12 @@ export class RegistryTransport {
     const error = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
     if (error?.name === "TimeoutError") return `no answer within ${this.options.requestTimeoutMs} ms (requestTimeoutMs)`;
     // fetch fails with "fetch failed" and the socket's error as its cause; trying several addresses of one
-    // host makes that an AggregateError of one error per address.
+    // host makes that an AggregateError of one error per address. A system error's code (ECONNREFUSED,
+    // ENOTFOUND, ECONNRESET) says it all; undici's own codes (UND_ERR_SOCKET) say less than their messages.
     const cause = error?.cause;
-    return cause?.code ?? cause?.errors?.[0]?.code ?? error?.code ?? cause?.message ?? error?.message ?? String(e);
+    const code = cause?.code ?? cause?.errors?.[0]?.code;
+    if (code?.startsWith("E")) return code;
+    return cause?.message ?? error?.message ?? String(e);
   }
 }
 
