@@ -4,6 +4,7 @@ import { AnalysisError } from "../../errors/errors.js";
 import type { Field } from "../../types/dtype.js";
 import { avroSchemaOfFields, columnTypeOfAvro, fieldsOfAvroSchema } from "./avro-columns.js";
 import { parseAvroSchema } from "./avro-schema.js";
+import type { AvroRecord } from "./avro-schema-types.js";
 
 /** A type name is passed as JSON text, as a registry gives it. */
 const typeOf = (schema: unknown) => columnTypeOfAvro(parseAvroSchema(typeof schema === "string" ? JSON.stringify(schema) : (schema as object)), "f");
@@ -108,8 +109,8 @@ describe("Sluice columns as an Avro record schema", () => {
       ],
     });
     // The schema is valid Avro, and reads back as the same columns where Sluice reads the type.
-    const parsed = parseAvroSchema(avroSchemaOfFields(every, { name: "Row", namespace: "com.acme" }));
-    expect(fieldsOfAvroSchema({ ...parsed, fields: (parsed as { fields: [] }).fields.slice(0, 7) } as never)).toEqual(every.slice(0, 7));
+    const parsed = parseAvroSchema(avroSchemaOfFields(every, { name: "Row", namespace: "com.acme" })) as AvroRecord;
+    expect(fieldsOfAvroSchema({ ...parsed, fields: parsed.fields.slice(0, 7) })).toEqual(every.slice(0, 7));
   });
 
   it("takes a record name and namespace", () => {
