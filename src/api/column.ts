@@ -83,7 +83,8 @@ export class Column<E extends TExpr = TExpr, R extends string = string, N extend
     return new Column({ kind: "in", child: this.expr, values });
   }
 
-  cast<T extends DType>(to: T): Column<{ k: "map"; a: E; to: T; nullable: true }, R, `CAST(${N} AS ${Uppercase<T>})`> {
+  /** Spark's non-ANSI CAST: a value that does not convert is null. Windows and headers have no casts. */
+  cast<T extends Exclude<DType, "window" | "headers">>(to: T): Column<{ k: "map"; a: E; to: T; nullable: true }, R, `CAST(${N} AS ${Uppercase<T>})`> {
     return new Column({ kind: "cast", child: this.expr, to });
   }
 

@@ -170,10 +170,11 @@ export function struct<const Fs extends readonly StructInput[]>(...cols: Fs): St
 }
 
 /**
- * JSON text of a struct (or of a window column) per row, as Spark's `to_json`: keys in field order,
- * null fields left out, timestamps as "2026-01-01T12:00:00.000Z", doubles as Java prints them
- * (NaN and the infinities as strings), windows and nested structs as nested objects. The text of a
- * struct is never null; that of a window is null where the window is.
+ * JSON text of a struct (or of a window or headers column) per row, as Spark's `to_json`: keys in
+ * field order, null fields left out, timestamps as "2026-01-01T12:00:00.000Z", doubles as Java
+ * prints them (NaN and the infinities as strings), binary as base64, windows and nested structs as
+ * nested objects, Kafka headers as `[{"key":"k","value":"<base64>"}]`. The text of a struct is
+ * never null; that of a window or headers is null where the column is.
  */
 export function to_json<C extends StructColumn<any, any>>(c: C): Column<Fixed<"string">, C extends StructColumn<infer X, any> ? X : never, `to_json(${C extends StructColumn<any, infer X> ? X : string})`>;
 export function to_json<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "string"; nullable: "inherit" }, R<C>, `to_json(${N<C>})`>;

@@ -144,6 +144,11 @@ export function emptyColumn(t: DType): arrow.Data {
       return windowColumn(new Float64Array(0), new Float64Array(0));
     case "binary":
       return binaryColumn(new Int32Array(1), new Uint8Array(0));
+    case "headers": {
+      const type = arrowType("headers") as arrow.List<arrow.Struct>;
+      const entries = arrow.makeData({ type: type.valueType, length: 0, nullCount: 0, children: [emptyColumn("string"), emptyColumn("binary")] });
+      return arrow.makeData({ type, length: 0, nullCount: 0, valueOffsets: new Int32Array(1), child: entries });
+    }
   }
 }
 

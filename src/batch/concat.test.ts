@@ -14,16 +14,20 @@ const fields: Fields = [
   field("b", "boolean"),
   field("t", "timestamp"),
   field("w", "window"),
+  field("y", "binary"),
+  field("h", "headers"),
 ];
 const win = (s: number) => ({ start: new Date(s), end: new Date(s + 5) });
+const bytes = (...b: number[]) => Uint8Array.from(b);
+const header = (key: string, ...value: number[]) => ({ key, value: bytes(...value) });
 const rowsA = [
-  { s: "a", x: 1.5, i: 1, l: 2 ** 40, b: true, t: new Date(1), w: win(0) },
-  { s: null, x: null, i: null, l: null, b: null, t: null, w: null },
-  { s: "ç", x: -2, i: -2, l: -(2 ** 33), b: false, t: new Date(-5), w: win(10) },
+  { s: "a", x: 1.5, i: 1, l: 2 ** 40, b: true, t: new Date(1), w: win(0), y: bytes(0xff), h: [header("a", 1), { key: "b", value: null }] },
+  { s: null, x: null, i: null, l: null, b: null, t: null, w: null, y: null, h: null },
+  { s: "ç", x: -2, i: -2, l: -(2 ** 33), b: false, t: new Date(-5), w: win(10), y: bytes(), h: [] },
 ];
 const rowsB = [
-  { s: "d", x: 4, i: 4, l: 4, b: false, t: new Date(4), w: win(20) },
-  { s: "e", x: 5, i: 5, l: 5, b: true, t: new Date(5), w: win(30) },
+  { s: "d", x: 4, i: 4, l: 4, b: false, t: new Date(4), w: win(20), y: bytes(4, 4), h: [header("d", 4)] },
+  { s: "e", x: 5, i: 5, l: 5, b: true, t: new Date(5), w: win(30), y: bytes(5), h: [header("e"), header("e", 5, 5)] },
 ];
 
 describe("concatBatches", () => {

@@ -74,6 +74,8 @@ export function concatColumns(parts: readonly arrow.Data[], type: DType): arrow.
       );
       return columnLike(template(type), { length, children, ...validity });
     }
+    case "headers":
+      return concatHeaders(parts, length, validity);
     default:
       return assertNever(type, "type");
   }
@@ -115,6 +117,32 @@ function concatFixedWidth(parts: readonly arrow.Data[], length: number, validity
     pos += d.length;
   }
   return columnLike(first, { length, values: out, ...validity });
+}
+
+/**
+ * Lists of headers (kernels/headers.ts): each part's own entries, one part after another. A sliced
+ * list's offsets point into a longer child, so each part's child is cut to its entries first.
+ */
+function concatHeaders(parts: readonly arrow.Data[], length: number, validity: Validity): arrow.Data {
+  const offsets = new Int32Array(length + 1);
+  const keys: arrow.Data[] = [];
+  const values: arrow.Data[] = [];
+  let row = 0;
+  let base = 0;
+  for (const d of parts) {
+    const own = d.valueOffsets as Int32Array;
+    const first = own[0]!;
+    const last = own[d.length]!;
+    for (let i = 1; i <= d.length; i++) offsets[row + i] = base + own[i]! - first;
+    const entries = d.children[0]!.slice(first, last - first);
+    keys.push(entries.children[0]!);
+    values.push(entries.children[1]!);
+    row += d.length;
+    base += last - first;
+  }
+  const type = arrowType("headers") as arrow.List<arrow.Struct>;
+  const entries = arrow.makeData({ type: type.valueType, length: base, nullCount: 0, children: [concatColumns(keys, "string"), concatColumns(values, "binary")] });
+  return columnLike(template("headers"), { length, offsets, children: [entries], ...validity });
 }
 
 /** Strings or binary values: offsets and bytes, the same layout for both. */

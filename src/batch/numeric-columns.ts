@@ -592,8 +592,8 @@ function withValues(data: arrow.Data, type: arrow.DataType, values: ArrayBufferV
   return new arrow.Data(type, data.offset, data.length, data.nullCount > 0 ? data.nullCount : 0, buffers);
 }
 
-/** The kinds of column `canonicalColumn` converts (strings, binary and booleans pass through as they are). */
-export type CanonicalKind = NumericDType | "window" | "string" | "boolean" | "binary";
+/** The kinds of column `canonicalColumn` converts (strings, binary, headers and booleans pass through as they are). */
+export type CanonicalKind = NumericDType | "window" | "string" | "boolean" | "binary" | "headers";
 
 /**
  * A column of any supported Arrow type in Sluice's Arrow type for `type` (see
@@ -637,6 +637,7 @@ export function canonicalColumn(data: arrow.Data, type: CanonicalKind, column?: 
     }
     case "string":
     case "binary":
+    case "headers":
     case "boolean":
       return data;
   }

@@ -2,10 +2,11 @@ import type * as arrow from "apache-arrow";
 import { AnalysisError } from "../errors/errors.js";
 import { assertNever } from "../expr/ast.js";
 import { binaryColumnOf, boolColumnOf, stringColumnOf, windowColumnOf } from "../kernels/build.js";
-import { stringAt, stringsOf } from "../kernels/columns.js";
+import { entryText, stringAt, stringsOf } from "../kernels/columns.js";
+import { headersColumn, headersOf, nullBitsOf } from "../kernels/headers.js";
 import { parseTimestamp } from "../kernels/temporal.js";
 import { Utf8Builder } from "../kernels/utf8.js";
-import type { DType, Field, Fields } from "../types/dtype.js";
+import type { DType, Field, Fields, Header } from "../types/dtype.js";
 import { type Batch, makeBatch } from "./batch.js";
 import { isExactWords, MAX_TIMESTAMP_MS, numberColumn, readInt64, readNumbers, setInt64FromBigInt, setInt64Words } from "./numeric-columns.js";
 import { readValidity } from "./validity.js";
@@ -26,6 +27,7 @@ const EXPECTED: Readonly<Record<DType, string>> = {
   timestamp: "a Date, epoch milliseconds within ±8.64e15 or an ISO-8601 string",
   window: "a window { start, end } of Dates",
   binary: "a Uint8Array (or Buffer)",
+  headers: "an array of { key: string, value: Uint8Array or null }",
 };
 
 function describe(v: unknown): string {
@@ -155,6 +157,8 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
       const { offsets, bytes } = builder.finish();
       return binaryColumnOf(offsets, bytes, validity());
     }
+    case "headers":
+      return headersFromRows(rows, field, each, validity);
     case "window": {
       const starts = new Float64Array(n);
       const ends = new Float64Array(n);
@@ -173,6 +177,47 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
   }
 }
 
+type EachValue = (convert: (v: unknown, i: number) => void, onNull?: () => void) => void;
+
+/** A headers column from rows' arrays of `{ key, value }` (an absent value is a header without one). */
+function headersFromRows(rows: readonly Record<string, unknown>[], field: Field, each: EachValue, validity: () => Uint8Array | null): arrow.Data {
+  const n = rows.length;
+  const offsets = new Int32Array(n + 1);
+  const headers: { key: string; value: Uint8Array | null }[] = [];
+  each((v, i) => {
+    if (!Array.isArray(v)) throw badValue(i, field, v);
+    for (const h of v as unknown[]) {
+      const { key, value } = (h ?? {}) as { key?: unknown; value?: unknown };
+      if (typeof key !== "string" || !(value === null || value === undefined || value instanceof Uint8Array)) throw badValue(i, field, v);
+      headers.push({ key, value: value ?? null });
+    }
+    offsets[i + 1] = headers.length;
+  });
+  // A null row holds no headers: it ends where the row before it ended.
+  for (let i = 1; i <= n; i++) if (offsets[i] < offsets[i - 1]) offsets[i] = offsets[i - 1];
+  const keys = new Utf8Builder(headers.length);
+  const values = new Utf8Builder(headers.length);
+  const valueValid = new Uint8Array(headers.length);
+  headers.forEach(({ key, value }, e) => {
+    keys.appendString(key);
+    if (value === null) values.endRow();
+    else values.appendRange(value, 0, value.length);
+    valueValid[e] = value === null ? 0 : 1;
+  });
+  const key = keys.finish();
+  const value = values.finish();
+  return headersColumn({
+    length: n,
+    offsets,
+    rowNulls: nullBitsOf(validity(), n),
+    keyOffsets: key.offsets,
+    keyBytes: key.bytes,
+    valueOffsets: value.offsets,
+    valueBytes: value.bytes,
+    valueNulls: nullBitsOf(valueValid, headers.length),
+  });
+}
+
 export interface RowOptions {
   /**
    * An int64 beyond ±(2^53 - 1) as a bigint rather than a NumericRangeError (for display, where
@@ -183,7 +228,7 @@ export interface RowOptions {
 
 /**
  * Rows from a batch: timestamps as `Date`, windows as `{ start: Date, end: Date }`, int64 as
- * number, binary as a `Uint8Array` of its own, nulls as null. Keys follow the field order. An int64 beyond ±(2^53 - 1), which a number
+ * number, binary as a `Uint8Array` of its own, headers as `{ key, value }[]`, nulls as null. Keys follow the field order. An int64 beyond ±(2^53 - 1), which a number
  * cannot hold, raises NumericRangeError naming the column (`toArrow()` keeps it exact), unless
  * `bigintBeyondExact` asks for a bigint.
  */
@@ -246,6 +291,17 @@ function columnValues(data: arrow.Data, field: Field, n: number, options: RowOpt
       return fill((i) => {
         const e = indices === null ? i : indices[i];
         return bytes.slice(offsets[e], offsets[e + 1]);
+      });
+    }
+    case "headers": {
+      const { offsets, keys, values, valueValid } = headersOf(data);
+      return fill((i) => {
+        const list: Header[] = [];
+        for (let e = offsets[i]; e < offsets[i + 1]; e++) {
+          const value = valueValid === null || valueValid[e] ? values.bytes.slice(values.offsets[e], values.offsets[e + 1]) : null;
+          list.push({ key: entryText(keys, e), value });
+        }
+        return list;
       });
     }
     case "window": {

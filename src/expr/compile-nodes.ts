@@ -1,6 +1,7 @@
+import type * as arrow from "apache-arrow";
 import type { Batch } from "../batch/batch.js";
 import { readValidity } from "../batch/validity.js";
-import { AnalysisError } from "../errors/errors.js";
+import { AnalysisError, InternalError } from "../errors/errors.js";
 import { andValidity } from "../kernels/bits.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
 import type { ColType, DType, Fields } from "../types/dtype.js";
@@ -8,6 +9,7 @@ import { type CmpOp, type Expr, type ExprOf, unalias } from "./ast.js";
 import { arithmetic } from "./eval-arith.js";
 import { boolsAsNumbers, compareNumbers, compareStrings, compareStringWithLiteral, flipOp } from "./eval-compare.js";
 import { type JsonMember, type JsonObject, toJsonText, windowObject } from "./eval-json.js";
+import { headersJson } from "./headers-json.js";
 import { jsonKey } from "./json-text.js";
 import { literalValue } from "./eval-literal.js";
 import { isIn, prepareInList } from "./eval-membership.js";
@@ -142,18 +144,27 @@ function planStruct(e: ExprOf<"struct">, compile: CompileChild): StructPlan {
 function structObject(plan: StructPlan, b: Batch): JsonObject {
   const members = plan.members.map(({ key, value }): JsonMember => {
     if ("members" in value) return { key, node: structObject(value, b) };
+    if (value.type.type === "headers") return { key, node: { kind: "json", text: headersJson(wholeColumn(value, b), b.numRows) } };
     return { key, node: { kind: "leaf", type: value.type.type, vec: value.run(b) } };
   });
   return { kind: "object", members, valid: null };
 }
 
-/** `to_json(struct(...))` or `to_json(windowColumn)`: the planning is done once, here. */
+/** The column a headers expression stands for: the analyzer lets headers through only as whole columns. */
+function wholeColumn(c: Compiled, b: Batch): arrow.Data {
+  const column = c.passThrough?.(b);
+  if (!column) throw new InternalError("a headers expression that is not a column");
+  return column;
+}
+
+/** `to_json(struct(...))`, `to_json(windowColumn)` or `to_json(headersColumn)`: the planning is done once, here. */
 export function compileToJson(e: ExprOf<"toJson">, type: ColType, compile: CompileChild): Compiled {
   const child = unalias(e.child);
   if (child.kind === "struct") {
     const plan = planStruct(child, compile);
     return { type, constant: null, run: (b) => toJsonText(structObject(plan, b), b.numRows) };
   }
-  const window = compile(child);
-  return { type, constant: null, run: (b) => toJsonText(windowObject(asWin(window.run(b))), b.numRows) };
+  const value = compile(child);
+  if (value.type.type === "headers") return { type, constant: null, run: (b) => headersJson(wholeColumn(value, b), b.numRows) };
+  return { type, constant: null, run: (b) => toJsonText(windowObject(asWin(value.run(b))), b.numRows) };
 }

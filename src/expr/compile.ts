@@ -1,5 +1,6 @@
 import type * as arrow from "apache-arrow";
 import type { Batch } from "../batch/batch.js";
+import { readValidity } from "../batch/validity.js";
 import { AnalysisError, messages } from "../errors/errors.js";
 import { parseTruncUnit } from "../kernels/temporal.js";
 import type { ColType, Fields } from "../types/dtype.js";
@@ -113,7 +114,13 @@ function compileNode(e: Expr, fields: Fields): Compiled {
     }
     case "isNull": {
       const child = compile(e.child);
-      return { type: type(), constant: null, run: (b) => isNull(child.run(b), e.negated, b.numRows) };
+      // A column as it is needs only its validity (headers have no vector at all).
+      const column = child.passThrough;
+      const nulls = (b: Batch) => {
+        const data = column?.(b);
+        return data ? { valid: readValidity(data) } : child.run(b);
+      };
+      return { type: type(), constant: null, run: (b) => isNull(nulls(b), e.negated, b.numRows) };
     }
     case "in":
       return compileIn(e, type(), compile);

@@ -133,6 +133,7 @@ function textOf(from: DType): (x: number) => string {
     case "string":
     case "window":
     case "binary":
+    case "headers":
       throw new InternalError(`no text form for ${from}`);
     default:
       return assertNever(from, "type");
@@ -171,6 +172,7 @@ function parserFor(to: DType): Parser {
     case "string":
     case "window":
     case "binary":
+    case "headers":
       throw new InternalError(`no parser for ${to}`);
     default:
       return assertNever(to, "type");

@@ -1,10 +1,13 @@
+import type * as arrow from "apache-arrow";
 import { int64Text, requireExactIntegers } from "../batch/numeric-columns.js";
+import { InternalError } from "../errors/errors.js";
 import { base64Texts } from "../kernels/binary.js";
 import { andValidity } from "../kernels/bits.js";
 import type { StringsView } from "../kernels/columns.js";
 import type { DType } from "../types/dtype.js";
 import { assertNever } from "./ast.js";
-import { asBool, asNum, asStr, asWin, type StrVec, type Vec, type WinVec } from "./eval-vec.js";
+import { asBool, asNum, asStr, asWin, type StrVec, type Vec, vecOf, type WinVec } from "./eval-vec.js";
+import { headersJson } from "./headers-json.js";
 import {
   COMMA,
   doubleTexts,
@@ -40,8 +43,16 @@ import {
  * outside the fast paths' range, are formatted through a per-column piece buffer first.
  */
 
-/** A JSON value tree for one batch: objects (structs, windows) and leaf columns. */
-export type JsonNode = JsonObject | { readonly kind: "leaf"; readonly type: DType; readonly vec: Vec };
+/**
+ * A JSON value tree for one batch: objects (structs, windows), leaf columns, and columns already
+ * rendered as JSON text (Kafka headers, an array of objects: headers-json.ts).
+ */
+export type JsonNode = JsonObject | { readonly kind: "leaf"; readonly type: DType; readonly vec: Vec } | { readonly kind: "json"; readonly text: StrVec };
+
+/** The JSON node of a column as a batch holds it. */
+export function columnNode(data: arrow.Data, type: DType): JsonNode {
+  return type === "headers" ? { kind: "json", text: headersJson(data, data.length) } : { kind: "leaf", type, vec: vecOf(data, type) };
+}
 
 /** An object: a struct (never null) or a window (null where the window is). */
 export interface JsonObject {
@@ -102,6 +113,7 @@ function prepareObject(node: JsonObject, n: number): PreparedObject {
 
 function prepare(node: JsonNode, n: number): Prepared {
   if (node.kind === "object") return prepareObject(node, n);
+  if (node.kind === "json") return { k: "text", view: node.text.strings, quote: false, valid: node.text.valid };
   const { vec, type } = node;
   switch (type) {
     case "int32":
@@ -141,6 +153,8 @@ function prepare(node: JsonNode, n: number): Prepared {
     }
     case "window":
       return prepareObject(windowObject(asWin(vec)), n);
+    case "headers":
+      throw new InternalError("a headers column reaches JSON as text already (columnNode)");
     default:
       return assertNever(type, "type");
   }

@@ -37,7 +37,8 @@ export function literalValue(value: Literal, type: DType): Constant["value"] {
       if (typeof value !== "string") throw new AnalysisError(`a ${typeof value} literal cannot be binary; compare binary with text, which stands for its UTF-8 bytes`);
       return value;
     case "window":
-      throw new AnalysisError("a window value cannot be written as a literal");
+    case "headers":
+      throw new AnalysisError(`a ${type} value cannot be written as a literal`);
     default:
       return assertNever(type, "type");
   }

@@ -52,7 +52,7 @@ export function not(v: BoolVec, n: number): BoolVec {
 }
 
 /** `IS NULL` / `IS NOT NULL`: never null itself. */
-export function isNull(v: Vec, negated: boolean, n: number): BoolVec {
+export function isNull(v: Pick<Vec, "valid">, negated: boolean, n: number): BoolVec {
   const out = new Uint8Array(n);
   const valid = v.valid;
   if (valid === null) out.fill(negated ? 1 : 0);

@@ -128,6 +128,9 @@ export function vecOf(data: arrow.Data, type: DType, column?: string): Vec {
       return { kind: "str", strings: stringsOf(data), valid, source: data };
     case "window":
       return { kind: "win", start: readNumbers(data.children[0], column), end: readNumbers(data.children[1], column), valid, source: data };
+    case "headers":
+      // No kernel computes with headers: the analyzer lets them through only as whole columns.
+      throw new InternalError(`headers column ${column ?? ""} read as a vector; it can only pass through, be tested for null or become JSON`);
     default:
       return assertNever(type, "type");
   }
@@ -142,7 +145,7 @@ export function dataOf(vec: Vec, type: DType, n: number): arrow.Data {
   if (vec.source) return vec.source;
   switch (vec.kind) {
     case "num":
-      if (type === "boolean" || type === "string" || type === "window" || type === "binary") throw new InternalError(`numbers for a ${type} column`);
+      if (type === "boolean" || type === "string" || type === "window" || type === "binary" || type === "headers") throw new InternalError(`numbers for a ${type} column`);
       if (vec.words !== undefined) {
         if (type !== "int64") throw new InternalError(`int64 words for a ${type} column`);
         const { nullBitmap, nullCount } = nullProps(vec.valid, n);
@@ -190,6 +193,8 @@ export function constantVec(constant: Constant, type: DType, n: number): Vec {
     }
     case "window":
       return { kind: "win", start: new Float64Array(n), end: new Float64Array(n), valid: new Uint8Array(n) };
+    case "headers":
+      throw new InternalError("a headers constant");
     default:
       return assertNever(type, "type");
   }

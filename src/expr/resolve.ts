@@ -27,6 +27,11 @@ function need(ok: boolean, what: string, expected: string, got: DType): void {
   if (!ok) throw new AnalysisError(messages.typeMismatch(what, expected, got));
 }
 
+/** Windows and headers are compound: no operator, function or aggregate takes them as a value. */
+function isScalar(t: DType): boolean {
+  return t !== "window" && t !== "headers";
+}
+
 /** The result type of an expression over `fields`; throws `AnalysisError` on a bad tree. */
 export function resolveType(e: Expr, fields: Fields): ColType {
   switch (e.kind) {
@@ -52,7 +57,7 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       if (!comparable) {
         throw new AnalysisError(`cannot compare ${l.type} with ${r.type} in "${e.op}"; cast one side first`);
       }
-      need(l.type !== "window", `comparison "${e.op}"`, "scalar values", l.type);
+      need(isScalar(l.type), `comparison "${e.op}"`, "scalar values", l.type);
       return { type: "boolean", nullable: l.nullable || r.nullable };
     }
     case "logic": {
@@ -72,6 +77,7 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       return { type: "boolean", nullable: false };
     case "in": {
       const c = resolveType(e.child, fields);
+      need(isScalar(c.type), "IN", "scalar values", c.type);
       return { type: "boolean", nullable: c.nullable };
     }
     case "case": {
@@ -80,6 +86,7 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       const branchType = (x: Expr) => {
         if (x.kind === "lit" && x.value === null) return;
         const t = resolveType(x, fields).type;
+        need(t !== "headers", "when()/otherwise()", "scalar values", t);
         type = type === null ? t : commonType(type, t);
       };
       for (const b of e.branches) {
@@ -94,6 +101,10 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       const c = resolveType(e.child, fields);
       if (e.to === "window" || c.type === "window") {
         throw new AnalysisError(`cannot cast ${c.type} to ${e.to}`);
+      }
+      if (e.to === "headers" || c.type === "headers") {
+        const fix = c.type === "headers" ? `; to_json(${outputName(e.child)}) writes headers as JSON text` : "";
+        throw new AnalysisError(`cannot cast ${outputName(e.child)} (${c.type}) to ${e.to}${fix}`);
       }
       if (c.type !== e.to && (c.type === "binary" || e.to === "binary") && c.type !== "string" && e.to !== "string") {
         const fix = c.type === "binary" ? `; decode the bytes with ${outputName(e.child)}.cast("string") first` : `; cast it to string first`;
@@ -120,14 +131,18 @@ export function resolveType(e: Expr, fields: Fields): ColType {
         return { type: "string", nullable: false };
       }
       const c = resolveType(child, fields);
-      if (c.type !== "window") {
-        throw new AnalysisError(`to_json() needs a struct(...) or a window column, but ${outputName(child)} is ${c.type}`);
+      if (c.type !== "window" && c.type !== "headers") {
+        throw new AnalysisError(`to_json() needs a struct(...), a window or a headers column, but ${outputName(child)} is ${c.type}`);
       }
       return { type: "string", nullable: c.nullable };
     }
     case "agg": {
       if (e.fn === "count") {
-        if (e.child) resolveType(e.child, fields);
+        // Counting reads a column's nulls through the kernels' value views, which headers have none of.
+        if (e.child && resolveType(e.child, fields).type === "headers") {
+          const name = outputName(e.child);
+          throw new AnalysisError(`count(${name}) is not supported on headers; count() counts rows, and count(when(col("${name}").isNotNull(), 1)) the rows with headers`);
+        }
         return { type: "int64", nullable: false };
       }
       const c = resolveType(e.child!, fields);
@@ -142,7 +157,7 @@ export function resolveType(e: Expr, fields: Fields): ColType {
         case "max":
         case "first":
         case "last":
-          need(c.type !== "window", `${e.fn}()`, "a scalar column", c.type);
+          need(isScalar(c.type), `${e.fn}()`, "a scalar column", c.type);
           if (c.type === "binary") {
             // Aggregation state keeps a value accumulator as a number or as text (operators/aggregate-layout.ts).
             throw new AnalysisError(
@@ -220,6 +235,7 @@ function resolveCall(e: Extract<Expr, { kind: "call" }>, fields: Fields): ColTyp
       need(first.type === "string" || first.type === "binary", "length()", "a string or binary", first.type);
       return { type: "int32", nullable };
     case "concat":
+      for (const a of args) need(isScalar(a.type), "concat()", "scalar values", a.type);
       return { type: "string", nullable };
     case "substring":
       needText("substring", e.args[0]!, first.type);

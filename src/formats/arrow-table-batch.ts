@@ -4,6 +4,7 @@ import { concatColumns } from "../batch/concat.js";
 import { AnalysisError } from "../errors/errors.js";
 import { numberColumn } from "../batch/numeric-columns.js";
 import { boolColumnOf, bytesColumnOf, windowColumnOf } from "../kernels/build.js";
+import { headersColumn, nullBitsOf } from "../kernels/headers.js";
 import { dtypeOfArrow } from "../schema/arrow-types.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 import { fileColumn } from "./file-column.js";
@@ -77,6 +78,17 @@ function nullColumn(type: DType, n: number): arrow.Data {
       return boolColumnOf(new Uint8Array(n), none);
     case "window":
       return windowColumnOf(new Float64Array(n), new Float64Array(n), none);
+    case "headers":
+      return headersColumn({
+        length: n,
+        offsets: new Int32Array(n + 1),
+        rowNulls: nullBitsOf(none, n),
+        keyOffsets: new Int32Array(1),
+        keyBytes: new Uint8Array(0),
+        valueOffsets: new Int32Array(1),
+        valueBytes: new Uint8Array(0),
+        valueNulls: null,
+      });
     case "float64":
     case "int32":
     case "int64":

@@ -42,6 +42,8 @@ export function kindOf(type: DType, name: string): number {
       throw new AnalysisError(`field "${name}" has type window, which cannot be read from JSON; declare it as a string or timestamp`);
     case "binary":
       throw new AnalysisError(`field "${name}" has type binary, which cannot be read from JSON; declare it as a string (z.string()) and decode it with unbase64(col("${name}"))`);
+    case "headers":
+      throw new AnalysisError(`field "${name}" has type headers, which cannot be read from JSON; Kafka headers come from the Kafka source's includeHeaders option`);
   }
 }
 

@@ -17,6 +17,11 @@ function valuesOf(data: arrow.Data, type: DType): unknown[] {
   return batchToRows(makeBatch([field("v", type)], [data])).map((r) => r.v);
 }
 
+const b = (...bytes: number[]) => Uint8Array.from(bytes);
+/** One header per row, and a row with two (one without a value): lists gather their entries. */
+const h = (n: number) => [{ key: `k${n}`, value: b(n) }];
+const two = [{ key: "k2", value: null }, { key: "x", value: b(2) }];
+
 const pick = Int32Array.of(4, 0, 1, 1);
 const pickOrNull = Int32Array.of(-1, 4, -1, 1, 0, -1);
 
@@ -28,6 +33,8 @@ const cases: [DType, unknown[], unknown[], unknown[]][] = [
   ["int64", [0, -1, 2 ** 40, null, -(2 ** 50), 5, 2 ** 52 + 1, 7], [2 ** 52 + 1, 2 ** 40, null, null], [null, 2 ** 52 + 1, null, null, 2 ** 40, null]],
   ["boolean", [true, true, false, null, false, false, true, false], [true, false, null, null], [null, true, null, null, false, null]],
   ["string", ["zero", "one", "twö", null, "four", "", "six😀", "seven"], ["six😀", "twö", null, null], [null, "six😀", null, null, "twö", null]],
+  ["binary", [b(0), b(1), b(2, 0xff), null, b(4), b(), b(6, 6, 6), b(7)], [b(6, 6, 6), b(2, 0xff), null, null], [null, b(6, 6, 6), null, null, b(2, 0xff), null]],
+  ["headers", [h(0), h(1), two, null, h(4), h(5), [], h(7)], [[], two, null, null], [null, [], null, null, two, null]],
 ];
 
 const w = (s: number) => ({ start: new Date(s), end: new Date(s + 10) });

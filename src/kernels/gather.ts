@@ -4,7 +4,8 @@ import { columnLike } from "./build.js";
 import { materializeStrings, stringsOf } from "./columns.js";
 
 /**
- * Gather ("take"): builds a column from the rows at `indices`, in that order. Filters gather with a
+ * Gather ("take"): builds a column from the rows at `indices`, in that order (lists, such as
+ * Kafka headers, by gathering their child's entries). Filters gather with a
  * selection vector, sorts with a permutation, joins with match lists. Indices lie in
  * [0, data.length), except that `gatherOrNull` also takes -1 for a null row.
  *
@@ -47,6 +48,10 @@ function gather(data: arrow.Data, indices: Int32Array, missing: boolean): arrow.
   const type = data.type;
   if (arrow.DataType.isStruct(type)) {
     return columnLike(data, { length, ...validity, children: data.children.map((c) => gather(c, indices, missing)) });
+  }
+  if (arrow.DataType.isList(type)) {
+    const { offsets, entries } = gatherListEntries(data.valueOffsets as Int32Array, indices, missing);
+    return columnLike(data, { length, ...validity, offsets, children: [gather(data.children[0]!, entries, false)] });
   }
   if (arrow.DataType.isBool(type)) {
     return columnLike(data, { length, ...validity, values: gatherBits(data.values as Uint8Array, data.offset, indices, missing).bits });
@@ -142,6 +147,26 @@ function gatherStrings(data: arrow.Data, indices: Int32Array, missing: boolean):
     else out.set(bytes.subarray(start, end), outOffsets[k]);
   }
   return { offsets: outOffsets, bytes: out };
+}
+
+/**
+ * A list's rows at `indices`: their new offsets, and the child entries they hold, in order (the
+ * child is gathered by these). A missing row (-1) holds no entries.
+ */
+function gatherListEntries(offsets: Int32Array, indices: Int32Array, missing: boolean): { offsets: Int32Array; entries: Int32Array } {
+  const n = indices.length;
+  const out = new Int32Array(n + 1);
+  for (let k = 0; k < n; k++) {
+    const i = indices[k];
+    out[k + 1] = out[k] + (missing && i < 0 ? 0 : offsets[i + 1] - offsets[i]);
+  }
+  const entries = new Int32Array(out[n]);
+  for (let k = 0; k < n; k++) {
+    const i = indices[k];
+    if (missing && i < 0) continue;
+    for (let e = offsets[i], at = out[k]; e < offsets[i + 1]; e++, at++) entries[at] = e;
+  }
+  return { offsets: out, entries };
 }
 
 /**

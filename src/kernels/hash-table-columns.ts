@@ -1,6 +1,7 @@
 import * as arrow from "apache-arrow";
 import { type NumericDType, numberColumn, readInt64, readNumbers } from "../batch/numeric-columns.js";
 import { readValidity } from "../batch/validity.js";
+import { InternalError } from "../errors/errors.js";
 import type { DType } from "../types/dtype.js";
 import { boolColumnOf, bytesColumnOf, windowColumnOf } from "./build.js";
 
@@ -63,6 +64,8 @@ export function viewKindOf(type: DType): ViewKind {
     case "boolean":
     case "timestamp":
       return "number";
+    case "headers":
+      throw new InternalError("a headers column has no key or accumulator view: the analyzer refuses it as a key or an aggregate input");
   }
 }
 
@@ -235,6 +238,7 @@ export function numbersToArrow(values: Float64Array, valid: Uint8Array | null, t
     case "string":
     case "window":
     case "binary":
+    case "headers":
       throw new Error(`a ${type} column cannot be built from numbers`);
   }
 }

@@ -58,7 +58,7 @@ function compute(p: LogicalPlan): Fields {
       const input = schemaOf(p.input);
       const keys = p.keys.map((e) => {
         if (e.kind === "agg") throw new AnalysisError(`groupBy cannot take the aggregate ${outputName(e)}`);
-        return outputField(e, input);
+        return notHeaders(outputField(e, input), "groupBy");
       });
       const aggs = p.aggs.map((e) => {
         const inner = e.kind === "alias" ? e.child : e;
@@ -71,12 +71,12 @@ function compute(p: LogicalPlan): Fields {
     }
     case "deduplicate": {
       const input = schemaOf(p.input);
-      for (const c of p.columns) lookupColumn(c, input);
+      for (const c of p.columns) notHeaders({ name: c, ...lookupColumn(c, input) }, "dropDuplicates");
       return input;
     }
     case "sort": {
       const input = schemaOf(p.input);
-      for (const o of p.orders) outputField(o.expr, input);
+      for (const o of p.orders) notHeaders(outputField(o.expr, input), "orderBy");
       return input;
     }
     case "limit":
@@ -89,6 +89,7 @@ function compute(p: LogicalPlan): Fields {
         const l = lookupColumn(k, left);
         const r = lookupColumn(k, right);
         if (l.type !== r.type) throw new AnalysisError(`join key "${k}" is ${l.type} on the left but ${r.type} on the right`);
+        notHeaders({ name: k, ...l }, "join");
         if (l.type === "binary") {
           throw new AnalysisError(`join key "${k}" is binary, which a join cannot hash yet; join on its hex text instead: withColumn("${k}", hex(col("${k}"))) on both sides keeps every byte`);
         }
@@ -112,6 +113,15 @@ function jsonFields(e: Extract<Expr, { kind: "fromJson" }>, input: Fields): Fiel
     throw new AnalysisError(`from_json() needs a string or binary column, but ${outputName(e.child)} is ${source.type}`);
   }
   return e.fields.map((f) => ({ ...f, nullable: true }));
+}
+
+/**
+ * Headers are no key: `op` cannot group, deduplicate, order or join by them (they pass through
+ * each of these as a column).
+ */
+function notHeaders(f: Field, op: string): Field {
+  if (f.type === "headers") throw new AnalysisError(`${op} cannot use the headers column "${f.name}" as a key; key by its JSON text, to_json(col("${f.name}")), instead`);
+  return f;
 }
 
 function uniqueNames(fields: Field[], op: string): Fields {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OptionError } from "../errors/errors.js";
-import { type ColType, DTYPES, type DType, type Field, type Fields } from "../types/dtype.js";
+import { type ColType, DTYPES, type DType, type Field, type Fields, type Header } from "../types/dtype.js";
 
 /**
  * The one place zod schemas become Sluice fields, at type level (`SchemaOfZod`) and at run time
@@ -12,6 +12,8 @@ import { type ColType, DTYPES, type DType, type Field, type Fields } from "../ty
  *   z.boolean()                          -> boolean
  *   z.date(), z.iso.datetime()           -> timestamp (JSON input: ISO-8601 text or epoch ms)
  *   z.instanceof(Uint8Array)             -> binary (Buffer too: it is a Uint8Array)
+ *   z.array(z.object({ key: z.string(), value: z.instanceof(Uint8Array).nullable() }))
+ *                                        -> headers (Kafka record headers)
  *   .optional() / .nullable()            -> nullable
  * Binary is declared by class rather than with `z.custom<Uint8Array>()`, because a custom schema
  * carries no class at run time: only `instanceof` says the same thing to the compiler and to
@@ -26,6 +28,10 @@ type DTypeOfZod<Z> = Z extends z.ZodCustom<infer T, any>
   ? [T] extends [Uint8Array]
     ? "binary"
     : never
+  : Z extends z.ZodArray<infer I>
+    ? [z.output<I>] extends [Header]
+      ? "headers"
+      : never
   : Z extends z.ZodInt32
   ? "int32"
   : Z extends z.ZodInt
@@ -89,6 +95,11 @@ function dtypeOf(name: string, schema: AnyZod): DType {
       return "boolean";
     case "date":
       return "timestamp";
+    case "array":
+      if (isHeadersElement(def.element)) return "headers";
+      throw new OptionError(
+        `schema field "${name}": the only array Sluice has is Kafka headers, z.array(z.object({ key: z.string(), value: z.instanceof(Uint8Array).nullable() }))`,
+      );
     case "custom":
       if (isBytesClass(s._zod.bag?.Class)) return "binary";
       throw new OptionError(`schema field "${name}": a custom zod type has no column type; for bytes declare z.instanceof(Uint8Array)`);
@@ -96,6 +107,17 @@ function dtypeOf(name: string, schema: AnyZod): DType {
       throw new OptionError(
         `schema field "${name}": zod type "${def.type}" has no column type; use z.string(), z.number(), z.int(), z.int32(), z.boolean(), z.date(), z.iso.datetime(), z.enum() or z.instanceof(Uint8Array)`,
       );
+  }
+}
+
+/** An object schema of exactly `key` (a string) and `value` (binary, nullable or not): one header. */
+function isHeadersElement(element: AnyZod): boolean {
+  if ((element as any)?._zod?.def?.type !== "object") return false;
+  try {
+    const [key, value, ...rest] = fieldsFromZod(element as z.ZodObject<any>);
+    return rest.length === 0 && key?.name === "key" && key.type === "string" && !key.nullable && value?.name === "value" && value.type === "binary";
+  } catch {
+    return false;
   }
 }
 

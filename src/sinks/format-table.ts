@@ -1,6 +1,6 @@
 import type { Batch } from "../batch/batch.js";
 import { batchToRows } from "../batch/rows.js";
-import type { DType } from "../types/dtype.js";
+import type { DType, Header } from "../types/dtype.js";
 
 /** Spark's text form of a timestamp: `yyyy-MM-dd HH:mm:ss[.SSS]` in UTC. */
 export function formatTimestamp(d: Date): string {
@@ -20,6 +20,9 @@ export function formatValue(v: unknown, type: DType): string {
     }
     case "binary":
       return formatBytes(v as Uint8Array);
+    case "headers":
+      // As Spark's show() prints array<struct<key, value: binary>>: [{k, [76 31]}, {k2, NULL}].
+      return `[${(v as Header[]).map((h) => `{${h.key}, ${h.value === null ? "NULL" : formatBytes(h.value)}}`).join(", ")}]`;
     case "string":
     case "float64":
     case "int32":

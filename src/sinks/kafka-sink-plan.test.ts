@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { field, int32Column, makeBatch, utf8FromStrings, validityFromBytes } from "../batch/batch.js";
+import { rowsToBatch } from "../batch/rows.js";
 import { partitionForKey } from "../sources/kafka/murmur2.js";
 import { encodeRecordRows } from "../sources/kafka/record-batch/encode-rows.js";
 import { planBatches, readSinkColumns, rowTopics, type StickyPartition, type TopicLayout } from "./kafka-sink-plan.js";
@@ -98,6 +99,21 @@ describe("Kafka sink batch planning", () => {
     const batch = makeBatch([field("value", "string"), field("partition", "int32")], [utf8FromStrings(["a", "b"]), int32Column(Int32Array.of(0, 3))]);
     const c = readSinkColumns(batch);
     expect(() => planBatches(c, null, [layout("t", 3)], stickies(), 1_000_000)).toThrow('row 1: partition 3 is not a partition of topic "t", which has partitions 0 to 2');
+  });
+
+  it("headers: a headers column becomes each row's header section byte for byte, and JSON text the same section", () => {
+    const fields = [field("value", "string"), field("headers", "headers")];
+    const rows = [
+      { value: "a", headers: [{ key: "trace", value: Uint8Array.of(0xff, 0x00) }, { key: "trace", value: null }] },
+      { value: "b", headers: [] },
+      { value: "c", headers: null },
+    ];
+    const sections = readSinkColumns(rowsToBatch(rows, fields)).headers!;
+    // count 2 (zigzag 4); key "trace" (length 5: 10); value ff 00 (length 2: 4); key "trace"; no value (-1: 1).
+    const trace = [0x74, 0x72, 0x61, 0x63, 0x65];
+    expect(sections).toEqual([Uint8Array.of(4, 10, ...trace, 4, 0xff, 0x00, 10, ...trace, 1), null, null]);
+    const json = makeBatch([field("value", "string"), field("headers", "string")], [utf8FromStrings(["a"]), utf8FromStrings(['[{"key":"trace","value":"v"},{"key":"trace","value":null}]'])]);
+    expect(readSinkColumns(json).headers).toEqual([Uint8Array.of(4, 10, ...trace, 2, 0x76, 10, ...trace, 1)]);
   });
 
   it("headers: bad JSON and keyless headers are errors naming the row", () => {

@@ -44,14 +44,15 @@ export function readSinkColumns(data: Batch): SinkColumns {
   const key = col("key");
   const topic = col("topic");
   const partition = col("partition");
-  const headers = col("headers");
+  const headersIndex = data.fields.findIndex((f) => f.name === "headers");
+  const headers = headersIndex < 0 ? null : data.columns[headersIndex]!;
   return {
     numRows: data.numRows,
     value: bytesColumn(value),
     key: key ? bytesColumn(key) : null,
     topic: topic ? bytesColumn(topic) : null,
     partition: partition ? { values: readNumbers(partition), valid: readValidity(partition) } : null,
-    headers: headers ? encodeHeadersColumn(headers, data.numRows) : null,
+    headers: headers ? encodeHeadersColumn(headers, data.fields[headersIndex]!.type, data.numRows) : null,
   };
 }
 

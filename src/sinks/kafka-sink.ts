@@ -62,7 +62,8 @@ const DRIVER_TASK = 0;
 /**
  * Writes rows to Kafka, as Spark's Kafka sink: a `value` column (string or binary: either is
  * written as the bytes it holds) is required; `key` (string or binary), `topic`,
- * `partition` and `headers` (JSON text of `[{"key":"k","value":"v"}]`) are used when present.
+ * `partition` and `headers` (a headers column, or JSON text of `[{"key":"k","value":"v"}]`) are used
+ * when present.
  * Keys are partitioned as Java clients partition them (murmur2). Rows are encoded straight from
  * the Arrow columns into record batches (no per-message objects) and sent as raw Produce
  * requests with acks=all by an idempotent producer (producer id + per-partition sequence
@@ -165,7 +166,9 @@ export class KafkaSink implements Sink {
     const partition = by("partition");
     if (partition && partition.type !== "int32") throw new AnalysisError(`partition attribute type must be an int, got ${partition.type}`);
     const headers = by("headers");
-    if (headers && headers.type !== "string") throw new AnalysisError(`headers attribute must be JSON text of [{"key":..,"value":..}], got ${headers.type}`);
+    if (headers && headers.type !== "headers" && headers.type !== "string") {
+      throw new AnalysisError(`headers attribute must be headers (a Kafka source's, array<struct<key: string, value: binary>>) or JSON text of [{"key":..,"value":..}], got ${headers.type}`);
+    }
   }
 
   private async connectedCluster(): Promise<KafkaCluster> {

@@ -11,8 +11,13 @@
  * - `binary` is Arrow Binary: bytes as they are, a `Uint8Array` in rows, as Spark's BinaryType
  *   (Kafka keys and values). Kernels read it as offsets + bytes, like strings, but no step assumes
  *   the bytes are UTF-8: `cast("string")` decodes them.
+ * - `headers` is a Kafka record's headers, Spark's `array<struct<key: string, value: binary>>`:
+ *   Arrow List<Struct<key: Utf8, value: Binary>> (kernels/headers.ts), `{ key, value }[]` in rows.
+ *   Like `window` it is a named compound type: it passes through queries (select, filter, union,
+ *   joins, sorts and deduplication carry it), tests for null, and is written by sinks; it is no
+ *   key, aggregate input or operand.
  */
-export const DTYPES = ["string", "float64", "int32", "int64", "boolean", "timestamp", "window", "binary"] as const;
+export const DTYPES = ["string", "float64", "int32", "int64", "boolean", "timestamp", "window", "binary", "headers"] as const;
 export type DType = (typeof DTYPES)[number];
 
 /** A column's type and nullability, at type level and at run time alike. */
@@ -29,6 +34,12 @@ export interface WindowValue {
   readonly end: Date;
 }
 
+/** One Kafka record header: a text key and a value of bytes (null: a header without a value). */
+export interface Header {
+  key: string;
+  value: Uint8Array | null;
+}
+
 /** The JavaScript value a column of type T holds in collected rows. */
 export type JsValue<T extends DType> = T extends "string"
   ? string
@@ -42,7 +53,9 @@ export type JsValue<T extends DType> = T extends "string"
           ? WindowValue
           : T extends "binary"
             ? Uint8Array
-            : never;
+            : T extends "headers"
+              ? Header[]
+              : never;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 

@@ -1,6 +1,7 @@
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { boolColumn, field, float64Column, makeBatch, readNumbers, validityFromBytes, type Batch } from "../batch/batch.js";
+import { batchToRows, rowsToBatch } from "../batch/rows.js";
 import { AnalysisError, MalformedRecordError, NumericRangeError, SluiceError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
 import type { Task } from "./protocol.js";
@@ -48,6 +49,29 @@ describe("packBatch / unpackBatch", () => {
     expect(rowsOf(received)).toEqual(expected);
     expect(expected[1]).toMatchObject({ s: null, f: null, i: null, l: null, b: null, t: null });
     expect(expected[2]).toMatchObject({ s: "héllo wörld", w: { start: 20, end: 30 } });
+  });
+
+  it("carries binary and headers columns, a slice of them sending only its own bytes and entries", () => {
+    const rows = [
+      { y: Uint8Array.of(0xff, 0), h: [{ key: "a", value: Uint8Array.of(1) }] },
+      { y: null, h: [{ key: "b", value: null }, { key: "c", value: Uint8Array.of(2, 3) }] },
+      { y: Uint8Array.of(), h: null },
+      { y: Uint8Array.of(9), h: [] },
+    ];
+    const full = rowsToBatch(rows, [field("y", "binary"), field("h", "headers")]);
+    const sliced = makeBatch(full.fields, full.columns.map((c) => c.slice(1, 2)));
+    for (const [batch, expected] of [
+      [full, rows],
+      [sliced, rows.slice(1, 3)],
+    ] as const) {
+      const { payload, transfer } = packBatch(batch);
+      const received = unpackBatch(post(payload, transfer));
+      expect(received.columns.map((c) => String(c.type))).toEqual(["Binary", "List<Struct<{key:Utf8, value:Binary}>>"]);
+      expect(batchToRows(received)).toEqual(expected);
+    }
+    const sent = packBatch(sliced).payload.columns[1]!;
+    expect(sent.valueOffsets).toEqual(Int32Array.of(0, 2, 2));
+    expect(sent.children[0]!.length).toBe(2);
   });
 
   it("carries 64-bit values and time units bit for bit: int64 beyond 2^53, Timestamp(us) with a zone, Date32", () => {

@@ -35,6 +35,7 @@ export type PackedType =
   | { readonly id: "timestamp"; readonly unit: arrow.TimeUnit; readonly timezone: string | null }
   | { readonly id: "date"; readonly unit: arrow.DateUnit }
   | { readonly id: "struct"; readonly fields: readonly { readonly name: string; readonly type: PackedType; readonly nullable: boolean }[] }
+  | { readonly id: "list"; readonly item: { readonly name: string; readonly type: PackedType; readonly nullable: boolean } }
   | { readonly id: "dictionary"; readonly value: PackedType; readonly index: PackedType; readonly dictionaryId: number; readonly ordered: boolean };
 
 export interface PackedColumn {
@@ -211,6 +212,8 @@ function packColumn(data: arrow.Data, buffers: BufferHandoff): PackedColumn {
   switch (type.id) {
     case "struct":
       return { ...base, children: data.children.map((c) => packColumn(c, buffers)) };
+    case "list":
+      return { ...base, ...packList(data, buffers) };
     case "bool":
       return { ...base, values: buffers.take((data.values as Uint8Array).subarray(firstByte, endByte)) };
     case "utf8":
@@ -230,6 +233,21 @@ function packColumn(data: arrow.Data, buffers: BufferHandoff): PackedColumn {
       // Fixed width: Arrow JS keeps these already sliced (row i is values[i * stride]).
       return { ...base, values: buffers.take((data.values as TypedArray).subarray(0, length * data.stride)) };
   }
+}
+
+/**
+ * A list's offsets and its child's entries; a slice (first offset not 0) is rebased, and only the
+ * entries it holds travel.
+ */
+function packList(data: arrow.Data, buffers: BufferHandoff): { valueOffsets: Int32Array; children: PackedColumn[] } {
+  const offsets = (data.valueOffsets as Int32Array).subarray(0, data.length + 1);
+  const start = offsets[0] ?? 0;
+  const end = offsets[data.length] ?? 0;
+  const child = data.children[0]!;
+  if (start === 0 && end === child.length) return { valueOffsets: buffers.take(offsets), children: [packColumn(child, buffers)] };
+  const rebased = new Int32Array(offsets.length);
+  for (let i = 0; i < offsets.length; i++) rebased[i] = offsets[i]! - start;
+  return { valueOffsets: buffers.take(rebased), children: [packColumn(child.slice(start, end - start), buffers)] };
 }
 
 /** Utf8 or Binary offsets and bytes; a slice (first offset not 0) is rebased so only its own bytes travel. */
@@ -252,6 +270,8 @@ function unpackColumn(p: PackedColumn): arrow.Data {
   switch (p.type.id) {
     case "struct":
       return make({ ...common, children: p.children.map(unpackColumn) });
+    case "list":
+      return make({ ...common, valueOffsets: p.valueOffsets, child: unpackColumn(p.children[0]!) });
     case "utf8":
     case "largeUtf8":
     case "binary":
@@ -278,6 +298,10 @@ function packType(t: arrow.DataType): PackedType {
   if (arrow.DataType.isDate(t)) return { id: "date", unit: t.unit };
   if (arrow.DataType.isStruct(t)) {
     return { id: "struct", fields: t.children.map((f) => ({ name: f.name, type: packType(f.type), nullable: f.nullable })) };
+  }
+  if (arrow.DataType.isList(t)) {
+    const item = t.children[0]!;
+    return { id: "list", item: { name: item.name, type: packType(item.type), nullable: item.nullable } };
   }
   if (arrow.DataType.isDictionary(t)) {
     return { id: "dictionary", value: packType(t.dictionary), index: packType(t.indices), dictionaryId: Number(t.id), ordered: t.isOrdered };
@@ -307,6 +331,8 @@ function unpackType(p: PackedType): arrow.DataType {
       return new arrow.Date_(p.unit);
     case "struct":
       return new arrow.Struct(p.fields.map((f) => new arrow.Field(f.name, unpackType(f.type), f.nullable)));
+    case "list":
+      return new arrow.List(new arrow.Field(p.item.name, unpackType(p.item.type), p.item.nullable));
     case "dictionary":
       return new arrow.Dictionary(unpackType(p.value), unpackType(p.index) as DictionaryIndexType, p.dictionaryId, p.ordered);
   }
