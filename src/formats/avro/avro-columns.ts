@@ -1,7 +1,7 @@
 import { AnalysisError } from "../../errors/errors.js";
 import type { ColType, DType, Field, Fields } from "../../types/dtype.js";
 import type { AvroSchema } from "./avro-schema-types.js";
-import { typeLabel } from "./avro-schema-types.js";
+import { aTypeLabel, typeLabel } from "./avro-schema-types.js";
 
 /**
  * How Avro types become Sluice column types, and Sluice columns Avro types. Reading follows Spark's
@@ -93,7 +93,7 @@ function plainColumnType(schema: AvroSchema, field: string): DType {
 
 /** The columns of an Avro record schema, one per field, typed by `columnTypeOfAvro`. */
 export function fieldsOfAvroSchema(schema: AvroSchema): Fields {
-  if (schema.type !== "record") throw new AnalysisError(`the Avro schema is a ${typeLabel(schema)}, not a record: it has no fields to make columns of`);
+  if (schema.type !== "record") throw new AnalysisError(`the Avro schema is ${aTypeLabel(schema)}, not a record: it has no fields to make columns of`);
   return schema.fields.map((f): Field => ({ name: f.name, ...columnTypeOfAvro(f.type, f.name) }));
 }
 

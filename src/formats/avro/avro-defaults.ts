@@ -1,5 +1,5 @@
 import type { AvroSchema } from "./avro-schema-types.js";
-import { typeLabel } from "./avro-schema-types.js";
+import { aTypeLabel, typeLabel } from "./avro-schema-types.js";
 
 /**
  * Checks a field's default value (JSON, as the schema holds it) against the field's type, by the
@@ -50,7 +50,7 @@ export function defaultProblem(schema: AvroSchema, value: unknown): string | nul
       return firstProblem(Object.entries(value).map(([k, v]) => prefixed(`key ${JSON.stringify(k)}`, defaultProblem(schema.values, v))));
     }
     case "record": {
-      if (!isObject(value)) return bad(`a ${typeLabel(schema)} (a JSON object)`);
+      if (!isObject(value)) return bad(`${aTypeLabel(schema)} (a JSON object)`);
       return firstProblem(
         schema.fields.map((f) => {
           if (Object.hasOwn(value, f.name)) return prefixed(`field ${JSON.stringify(f.name)}`, defaultProblem(f.type, value[f.name]));

@@ -106,3 +106,10 @@ export function typeLabel(schema: AvroSchema): string {
   if (schema.type === "array" || schema.type === "map") return schema.type;
   return schema.logicalType === null ? schema.type : `${schema.type} (${schema.logicalType.name})`;
 }
+
+/** `typeLabel` after "a" or "an", as English wants: "an int", "a record com.acme.Order". */
+export function aTypeLabel(schema: AvroSchema): string {
+  const label = typeLabel(schema);
+  // Every label starting with a vowel letter but "union" (said "yoo-") takes "an".
+  return `${/^[aeio]/.test(label) ? "an" : "a"} ${label}`;
+}
