@@ -1,0 +1,421 @@
+import { MAX_TIMESTAMP_MS, setInt64Words } from "../../batch/numeric-columns.js";
+import type { ColumnAccumulators } from "../column-accumulators.js";
+import { schemaProblem, syntaxProblem } from "../record-problem.js";
+import type { RecordProblem } from "../record-problem.js";
+import { describeField } from "./proto-descriptor.js";
+import * as plans from "./reader-plan.js";
+import type { ReaderPlan } from "./reader-plan.js";
+import { isValidUtf8 } from "./utf8.js";
+import { WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_START_GROUP, WIRE_VARINT } from "./wire-types.js";
+
+/**
+ * Decodes one Protobuf message straight into column accumulators, guided by a ReaderPlan: each
+ * field's tag leads to its slot, whose value is read from the wire into the typed arrays of its
+ * column; other fields (unknown ones, nested messages, repeated and packed fields not read) are
+ * skipped by their wire type, and still checked to be well formed. Throws a `RecordProblem` when
+ * the bytes are not a well-formed message or do not fit the reader's message; the caller applies
+ * the bad-record mode (protobuf-values.ts).
+ *
+ * Varints are read as two 32-bit words, so no BigInt is made: int32 fields take the low word (as
+ * protobuf-java does), int64 fields both, written as the word pairs int64 columns hold. Later
+ * occurrences of a field win, as in every Protobuf parser; two occurrences of a message field
+ * (a Timestamp) merge.
+ */
+
+/** protobuf-java's default recursion limit, which bounds nested groups here. */
+const MAX_GROUP_DEPTH = 100;
+/** A varint holds at most 64 bits: 10 bytes of 7. */
+const MAX_VARINT_BYTES = 10;
+const MS_PER_SECOND = 1000;
+const NANOS_PER_MICRO = 1000;
+const MICROS_PER_MS = 1000;
+const TWO_32 = 4294967296;
+/** The field of the tag being read, for messages: no field yet. */
+const IN_TAG = -1;
+const SECONDS = 1;
+const NANOS = 2;
+
+const EMPTY = new Uint8Array(0);
+
+export class ProtobufRecordDecoder {
+  private src: Uint8Array = EMPTY;
+  private view: DataView = new DataView(EMPTY.buffer);
+  private pos = 0;
+  private end = 0;
+  /** The high word of the varint read last (its low word is returned). */
+  private hi = 0;
+  /** The field whose value is being read (IN_TAG while reading a tag), for messages. */
+  private fieldNumber = IN_TAG;
+  private recordStart = 0;
+  private serial = 0;
+  /** Per slot: the serial of the last record in which the field appeared. */
+  private readonly seen: Int32Array;
+  /** Per slot: a Timestamp's seconds and nanos so far in this record, for merging occurrences. */
+  private readonly seconds: Float64Array;
+  private readonly nanos: Float64Array;
+
+  constructor(
+    private readonly plan: ReaderPlan,
+    private readonly columns: ColumnAccumulators,
+  ) {
+    const slots = plan.fields.length;
+    this.seen = new Int32Array(slots);
+    this.seconds = new Float64Array(slots);
+    this.nanos = new Float64Array(slots);
+  }
+
+  /** The bytes records are read from (once per batch). */
+  reset(src: Uint8Array): void {
+    this.src = src;
+    this.view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  }
+
+  /** Decodes the message `src[start, end)` into `row`. */
+  decode(row: number, start: number, end: number): void {
+    const plan = this.plan;
+    const src = this.src;
+    const dense = plan.dense;
+    const seen = this.seen;
+    const serial = ++this.serial;
+    this.pos = start;
+    this.end = end;
+    this.recordStart = start;
+    while (this.pos < end) {
+      let tag = src[this.pos]!;
+      if (tag < 0x80) this.pos++;
+      else {
+        this.fieldNumber = IN_TAG;
+        tag = this.varint();
+      }
+      const number = tag >>> 3;
+      const wire = tag & 7;
+      if (number === 0) throw this.tagProblem("field number 0, which no field has");
+      const slot = number < dense.length ? dense[number]! : plan.sparseSlot(number);
+      this.fieldNumber = number;
+      if (slot < 0) {
+        this.skip(number, wire, 0);
+        continue;
+      }
+      const op = plan.op[slot]!;
+      if (wire !== plan.wire[slot]) {
+        // A tracked field of another wire type is, to protobuf-java, an unknown field.
+        if (op === plans.OP_TRACK || wire > WIRE_FIXED32) {
+          this.skip(number, wire, 0);
+          continue;
+        }
+        throw schemaProblem(`${plan.describe(number)} is wire type ${wire}, expected ${plan.wire[slot]}`);
+      }
+      const before = seen[slot]!;
+      seen[slot] = serial;
+      const column = plan.column[slot]!;
+      switch (op) {
+        case plans.OP_INT32:
+        case plans.OP_SINT32:
+        case plans.OP_FIXED32: {
+          let v = op === plans.OP_FIXED32 ? this.fixed32() : this.varint();
+          if (op === plans.OP_SINT32) v = (v >>> 1) ^ -(v & 1);
+          this.columns.int32s[column]![row] = v;
+          this.setValid(slot, column, row, v === 0);
+          break;
+        }
+        case plans.OP_UINT32_AS_INT64:
+        case plans.OP_FIXED32_AS_INT64: {
+          const lo = op === plans.OP_FIXED32_AS_INT64 ? this.fixed32() : this.varint();
+          this.writeWords(slot, column, row, lo, 0);
+          break;
+        }
+        case plans.OP_INT64: {
+          const lo = this.varint();
+          this.writeWords(slot, column, row, lo, this.hi);
+          break;
+        }
+        case plans.OP_SINT64: {
+          const lo = this.varint();
+          const hi = this.hi;
+          const sign = -(lo & 1);
+          this.writeWords(slot, column, row, ((lo >>> 1) | (hi << 31)) ^ sign, (hi >>> 1) ^ sign);
+          break;
+        }
+        case plans.OP_FIXED64: {
+          const lo = this.fixed32();
+          this.writeWords(slot, column, row, lo, this.fixed32());
+          break;
+        }
+        case plans.OP_BOOL: {
+          const v = this.varint() | this.hi;
+          this.columns.bools[column]![row] = v === 0 ? 0 : 1;
+          this.setValid(slot, column, row, v === 0);
+          break;
+        }
+        case plans.OP_FLOAT:
+        case plans.OP_DOUBLE: {
+          const v = op === plans.OP_FLOAT ? this.float32() : this.float64();
+          this.columns.float64s[column]![row] = v;
+          // Only +0 is the default: protobuf-java compares the bits, so -0 is a value.
+          this.setValid(slot, column, row, v === 0 && 1 / v > 0);
+          break;
+        }
+        case plans.OP_ENUM_NAME:
+        case plans.OP_ENUM_NUMBER: {
+          const v = this.varint();
+          const names = plan.enumNames[slot]!;
+          const name = names.get(v);
+          if (name === undefined && plan.closedEnum[slot]) {
+            // protobuf-java keeps a number a closed enum lacks as an unknown field: the field stays as it was.
+            seen[slot] = before;
+            continue;
+          }
+          if (op === plans.OP_ENUM_NUMBER) this.columns.int32s[column]![row] = v;
+          else {
+            const bytes = name ?? names.unknownName(v);
+            this.columns.writeRawString(column, row, bytes, 0, bytes.length);
+          }
+          this.setValid(slot, column, row, v === 0);
+          break;
+        }
+        case plans.OP_STRING:
+        case plans.OP_BYTES: {
+          const length = this.length();
+          const from = this.pos;
+          this.pos = from + length;
+          if (plan.validateUtf8[slot] && !isValidUtf8(src, from, from + length)) throw schemaProblem(`${plan.describe(number)} is not valid UTF-8`);
+          this.columns.writeRawString(column, row, src, from, from + length);
+          this.setValid(slot, column, row, length === 0);
+          break;
+        }
+        case plans.OP_TIMESTAMP:
+          this.timestamp(slot, column, row, before === serial);
+          break;
+        default:
+          this.skip(number, wire, 0);
+          continue;
+      }
+      const peers = plan.oneofPeers[slot];
+      if (peers !== null) for (let i = 0; i < peers.length; i++) this.columns.valid[peers[i]!]![row] = 0;
+    }
+    this.finish(row, serial);
+  }
+
+  /** A field without presence holding its default value reads as null, unless emitDefaultValues. */
+  private setValid(slot: number, column: number, row: number, isDefault: boolean): void {
+    this.columns.valid[column]![row] = isDefault && this.plan.dropDefault[slot] === 1 ? 0 : 1;
+  }
+
+  private writeWords(slot: number, column: number, row: number, lo: number, hi: number): void {
+    const words = this.columns.words[column]!;
+    words[2 * row] = lo;
+    words[2 * row + 1] = hi;
+    this.setValid(slot, column, row, (lo | hi) === 0);
+  }
+
+  /** Defaults for absent fields, then the checks that need the whole record. */
+  private finish(row: number, serial: number): void {
+    const plan = this.plan;
+    const seen = this.seen;
+    for (let i = 0; i < plan.requiredSlots.length; i++) {
+      const s = plan.requiredSlots[i]!;
+      if (seen[s] !== serial) throw schemaProblem(`required ${plan.describe(plan.fields[s]!.number)} is missing`);
+    }
+    for (let i = 0; i < plan.fillSlots.length; i++) {
+      const s = plan.fillSlots[i]!;
+      if (seen[s] !== serial) this.writeFill(s, row);
+    }
+    for (let i = 0; i < plan.nonNullSlots.length; i++) {
+      const s = plan.nonNullSlots[i]!;
+      const column = plan.column[s]!;
+      if (this.columns.valid[column]![row] === 0) {
+        const field = plan.fields[s]!;
+        throw schemaProblem(
+          `${plan.describe(field.number)} reads as null, but column "${field.name}" is not nullable` +
+            (field.presence === "implicit" ? " (proto3 does not write a default value: emitDefaultValues reads it as such)" : ""),
+        );
+      }
+    }
+  }
+
+  private writeFill(s: number, row: number): void {
+    const plan = this.plan;
+    const columns = this.columns;
+    const column = plan.column[s]!;
+    const bytes = plan.fillBytes[s];
+    const value = plan.fillNumber[s]!;
+    switch (plan.op[s]) {
+      case plans.OP_ENUM_NAME:
+      case plans.OP_STRING:
+      case plans.OP_BYTES:
+        columns.writeRawString(column, row, bytes!, 0, bytes!.length);
+        break;
+      case plans.OP_BOOL:
+        columns.bools[column]![row] = value === 0 ? 0 : 1;
+        break;
+      case plans.OP_FLOAT:
+      case plans.OP_DOUBLE:
+        columns.float64s[column]![row] = value;
+        break;
+      case plans.OP_INT64:
+      case plans.OP_SINT64:
+      case plans.OP_FIXED64:
+      case plans.OP_UINT32_AS_INT64:
+      case plans.OP_FIXED32_AS_INT64:
+        setInt64Words(columns.words[column]!, row, value);
+        break;
+      default:
+        columns.int32s[column]![row] = value;
+    }
+    columns.valid[column]![row] = 1;
+  }
+
+  /**
+   * A google.protobuf.Timestamp as epoch milliseconds, as Spark reads it (microseconds from seconds
+   * and nanos, truncated toward zero) floored to milliseconds: seconds * 1000 is whole, so the
+   * floor applies to the nanos' microseconds only, and no product leaves the exact range.
+   */
+  private timestamp(slot: number, column: number, row: number, merge: boolean): void {
+    const length = this.length();
+    const outerEnd = this.end;
+    const end = this.pos + length;
+    const outer = this.fieldNumber;
+    let seconds = merge ? this.seconds[slot]! : 0;
+    let nanos = merge ? this.nanos[slot]! : 0;
+    this.end = end;
+    while (this.pos < end) {
+      this.fieldNumber = IN_TAG;
+      const tag = this.varint();
+      const number = tag >>> 3;
+      const wire = tag & 7;
+      if (number === 0) throw this.tagProblem(`field number 0 inside ${this.plan.describe(outer)}`);
+      this.fieldNumber = number;
+      if ((number === SECONDS || number === NANOS) && wire !== WIRE_VARINT) {
+        throw schemaProblem(`${describeField(number, number === SECONDS ? "seconds" : "nanos")} of ${this.plan.describe(outer)} is wire type ${wire}, expected ${WIRE_VARINT}`);
+      }
+      if (number === SECONDS) {
+        const lo = this.varint();
+        seconds = this.hi * TWO_32 + (lo >>> 0);
+      } else if (number === NANOS) nanos = this.varint();
+      else this.skip(number, wire, 0);
+    }
+    this.end = outerEnd;
+    this.fieldNumber = outer;
+    this.seconds[slot] = seconds;
+    this.nanos[slot] = nanos;
+    const ms = seconds * MS_PER_SECOND + Math.floor(Math.trunc(nanos / NANOS_PER_MICRO) / MICROS_PER_MS);
+    if (!(Math.abs(ms) <= MAX_TIMESTAMP_MS)) {
+      throw schemaProblem(`${this.plan.describe(outer)} is ${seconds} s and ${nanos} ns, outside the timestamp range (±8.64e15 ms, JavaScript's Date range)`);
+    }
+    setInt64Words(this.columns.words[column]!, row, ms);
+    this.columns.valid[column]![row] = 1;
+  }
+
+  /** Steps over a value of this wire type, checking that it is well formed. */
+  private skip(number: number, wire: number, depth: number): void {
+    switch (wire) {
+      case WIRE_VARINT:
+        this.varint();
+        return;
+      case WIRE_FIXED64:
+        this.take(8, "fixed64");
+        return;
+      case WIRE_LENGTH_DELIMITED: {
+        const length = this.length(); // read before `this.pos`, which reading the length moves
+        this.pos += length;
+        return;
+      }
+      case WIRE_START_GROUP:
+        this.skipGroup(number, depth + 1);
+        return;
+      case WIRE_END_GROUP:
+        throw syntaxProblem(`end of group ${number} without its start`);
+      case WIRE_FIXED32:
+        this.take(4, "fixed32");
+        return;
+      default:
+        throw syntaxProblem(`invalid wire type ${wire} in ${this.plan.describe(number)}`);
+    }
+  }
+
+  /** Skips a proto2 group's fields up to its end tag, which must carry the group's number. */
+  private skipGroup(number: number, depth: number): void {
+    if (depth > MAX_GROUP_DEPTH) throw syntaxProblem(`groups nested more than ${MAX_GROUP_DEPTH} deep`);
+    while (this.pos < this.end) {
+      this.fieldNumber = IN_TAG;
+      const tag = this.varint();
+      const inner = tag >>> 3;
+      const wire = tag & 7;
+      if (wire === WIRE_END_GROUP) {
+        if (inner !== number) throw syntaxProblem(`end of group ${inner} inside the group of ${this.plan.describe(number)}`);
+        return;
+      }
+      if (inner === 0) throw this.tagProblem("field number 0, which no field has");
+      this.fieldNumber = inner;
+      this.skip(inner, wire, depth);
+    }
+    throw syntaxProblem(`the group of ${this.plan.describe(number)} is not closed before the record's end`);
+  }
+
+  /** A length-delimited value's length, checked against the bytes left. */
+  private length(): number {
+    const length = this.varint();
+    const left = this.end - this.pos;
+    if (this.hi !== 0 || length < 0) throw syntaxProblem(`negative length of ${this.plan.describe(this.fieldNumber)}`);
+    if (length > left) throw syntaxProblem(`length ${length} of ${this.plan.describe(this.fieldNumber)} runs past the record's end (${left} byte(s) left)`);
+    return length;
+  }
+
+  private take(bytes: number, what: string): number {
+    const at = this.pos;
+    if (at + bytes > this.end) throw syntaxProblem(`truncated ${what} in ${this.plan.describe(this.fieldNumber)}`);
+    this.pos = at + bytes;
+    return at;
+  }
+
+  private fixed32(): number {
+    const at = this.take(4, "fixed32");
+    const src = this.src;
+    return src[at]! | (src[at + 1]! << 8) | (src[at + 2]! << 16) | (src[at + 3]! << 24);
+  }
+
+  private float32(): number {
+    return this.view.getFloat32(this.take(4, "float"), true);
+  }
+
+  private float64(): number {
+    return this.view.getFloat64(this.take(8, "double"), true);
+  }
+
+  /**
+   * Reads a varint: returns its low 32 bits (as a signed int) and leaves the high 32 in `hi`.
+   * Bits past 64 in a tenth byte are dropped, as protobuf-java drops them.
+   */
+  private varint(): number {
+    const src = this.src;
+    const end = this.end;
+    let p = this.pos;
+    let lo = 0;
+    let hi = 0;
+    let shift = 0;
+    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+      if (p >= end) throw this.varintProblem("truncated varint");
+      const b = src[p++]!;
+      if (i < 4) lo |= (b & 0x7f) << shift;
+      else if (i === 4) {
+        lo |= (b & 0x0f) << 28;
+        hi = (b & 0x7f) >>> 4;
+      } else hi |= (b & 0x7f) << (shift - 32);
+      if (b < 0x80) {
+        this.pos = p;
+        this.hi = hi;
+        return lo;
+      }
+      shift += 7;
+    }
+    throw this.varintProblem(`varint longer than ${MAX_VARINT_BYTES} bytes`);
+  }
+
+  private varintProblem(what: string): RecordProblem {
+    return this.fieldNumber === IN_TAG ? this.tagProblem(`${what} in a field tag`) : syntaxProblem(`${what} in ${this.plan.describe(this.fieldNumber)}`);
+  }
+
+  private tagProblem(what: string): RecordProblem {
+    return syntaxProblem(`${what} at byte ${this.pos - this.recordStart} of the record`);
+  }
+}
