@@ -8,7 +8,8 @@ import type { AvroReader } from "./avro-reader.js";
  *
  * Step k reads (or skips) the writer's k-th value: `ops[k]` says how, `columns[k]` is the column
  * it fills (-1 for skips), `args[k]` is the op's argument (below). Defaults for reader columns the
- * writer lacks come last, as constant steps that read nothing.
+ * writer lacks come last, as constant steps that read nothing. Op codes run densely from 0, which
+ * lets the decoder's switch compile to a jump table.
  */
 
 // Skips: the writer's value is not read.
@@ -22,43 +23,43 @@ export const OP_SKIP_BYTES = 2;
 export const OP_SKIP_WITH = 3;
 
 // Reads into a column, named after the writer type, then the column type.
-export const OP_INT_INT32 = 10;
-export const OP_INT_INT64 = 11;
-export const OP_INT_FLOAT64 = 12;
+export const OP_INT_INT32 = 4;
+export const OP_INT_INT64 = 5;
+export const OP_INT_FLOAT64 = 6;
 /** Days since the epoch, to a timestamp at midnight UTC. */
-export const OP_DATE_TIMESTAMP = 13;
-export const OP_LONG_INT64 = 14;
-export const OP_LONG_FLOAT64 = 15;
+export const OP_DATE_TIMESTAMP = 7;
+export const OP_LONG_INT64 = 8;
+export const OP_LONG_FLOAT64 = 9;
 /** A long in `args` units per millisecond (1, 1000 or 1000000), floored to epoch ms. */
-export const OP_LONG_TIMESTAMP = 16;
-export const OP_FLOAT_FLOAT64 = 17;
-export const OP_DOUBLE_FLOAT64 = 18;
-export const OP_BOOLEAN = 19;
+export const OP_LONG_TIMESTAMP = 10;
+export const OP_FLOAT_FLOAT64 = 11;
+export const OP_DOUBLE_FLOAT64 = 12;
+export const OP_BOOLEAN = 13;
 /** A length and bytes (bytes or string) into a string or binary column. */
-export const OP_BYTES = 20;
+export const OP_BYTES = 14;
 /** `args` bytes (fixed) into a binary column. */
-export const OP_FIXED = 21;
+export const OP_FIXED = 15;
 /** An enum index into a string column, through `enums[args]`. */
-export const OP_ENUM = 22;
+export const OP_ENUM = 16;
 /** A union index, then the op of that branch: `unions[args]`. */
-export const OP_UNION = 23;
+export const OP_UNION = 17;
 
 // Only as a union branch's op.
 /** The null branch of a nullable column: the column stays null. */
-export const OP_NULL = 30;
+export const OP_NULL = 18;
 /** The null branch of a column that is not nullable: the record does not match. */
-export const OP_NULL_REFUSED = 31;
+export const OP_NULL_REFUSED = 19;
 /** A branch the column cannot read: `refusals[args]` says why. */
-export const OP_BRANCH_REFUSED = 32;
+export const OP_BRANCH_REFUSED = 20;
 
 // Reader defaults: constants, reading nothing.
-export const OP_CONST_INT32 = 40;
+export const OP_CONST_INT32 = 21;
 /** `constWords[2 * args]`, `constWords[2 * args + 1]`: an int64 or timestamp. */
-export const OP_CONST_WORDS = 41;
-export const OP_CONST_FLOAT64 = 42;
-export const OP_CONST_BOOLEAN = 43;
+export const OP_CONST_WORDS = 22;
+export const OP_CONST_FLOAT64 = 23;
+export const OP_CONST_BOOLEAN = 24;
 /** `constBytes[args]` into a string or binary column. */
-export const OP_CONST_BYTES = 44;
+export const OP_CONST_BYTES = 25;
 
 /** A skipper for a value of any type, compiled once (avro-skip.ts). */
 export type Skipper = (reader: AvroReader) => void;

@@ -142,6 +142,14 @@ export class AvroReader {
 
   /** The length before bytes or a string, checked against what is left; the data then starts at `pos`. */
   length(): number {
+    // Most strings are shorter than 64 bytes: their length is one varint byte (0x00-0x7e, even).
+    const b = this.src[this.pos]!;
+    if (b < 0x80 && (b & 1) === 0 && this.pos < this.end) {
+      const n = b >>> 1;
+      this.pos++;
+      this.need(n);
+      return n;
+    }
     const n = this.long();
     if (n < 0) this.fail(FAULT_NEGATIVE_LENGTH, n);
     this.need(n);

@@ -26,6 +26,12 @@ export function decodeRecord(plan: P.DecodePlan, r: AvroReader, columns: ColumnA
   const targets = plan.columns;
   const args = plan.args;
   const twoTo32 = TWO_32;
+  // The accumulators' per-field array lists never change (only their elements grow): read them once.
+  const valid = columns.valid;
+  const int32s = columns.int32s;
+  const float64s = columns.float64s;
+  const words64 = columns.words;
+  const bools = columns.bools;
   let k = 0;
   try {
     for (; k < ops.length; k++) {
@@ -53,59 +59,59 @@ export function decodeRecord(plan: P.DecodePlan, r: AvroReader, columns: ColumnA
           plan.skippers[arg]!(r);
           break;
         case P.OP_INT_INT32:
-          columns.int32s[f]![row] = r.int();
-          columns.valid[f]![row] = 1;
+          int32s[f]![row] = r.int();
+          valid[f]![row] = 1;
           break;
         case P.OP_INT_INT64: {
           const v = r.int();
-          const words = columns.words[f]!;
+          const words = words64[f]!;
           words[2 * row] = v;
           words[2 * row + 1] = v >> 31;
-          columns.valid[f]![row] = 1;
+          valid[f]![row] = 1;
           break;
         }
         case P.OP_INT_FLOAT64:
-          columns.float64s[f]![row] = r.int();
-          columns.valid[f]![row] = 1;
+          float64s[f]![row] = r.int();
+          valid[f]![row] = 1;
           break;
         case P.OP_DATE_TIMESTAMP: {
           const days = r.int();
           if (days > MAX_DATE_DAYS || days < -MAX_DATE_DAYS) throw dateRangeProblem(plan.names[k]!, days);
-          setMillis(columns.words[f]!, row, days * MS_PER_DAY);
-          columns.valid[f]![row] = 1;
+          setMillis(words64[f]!, row, days * MS_PER_DAY);
+          valid[f]![row] = 1;
           break;
         }
         case P.OP_LONG_INT64: {
           r.longWords();
-          const words = columns.words[f]!;
+          const words = words64[f]!;
           words[2 * row] = r.lo;
           words[2 * row + 1] = r.hi;
-          columns.valid[f]![row] = 1;
+          valid[f]![row] = 1;
           break;
         }
         case P.OP_LONG_FLOAT64:
-          columns.float64s[f]![row] = r.long();
-          columns.valid[f]![row] = 1;
+          float64s[f]![row] = r.long();
+          valid[f]![row] = 1;
           break;
         case P.OP_LONG_TIMESTAMP: {
           r.longWords();
           const ms = arg === 1 ? r.hi * twoTo32 + (r.lo >>> 0) : floorDivWords(r.lo, r.hi, arg);
           if (!(ms <= MAX_TIMESTAMP_MS && ms >= -MAX_TIMESTAMP_MS)) throw timestampRangeProblem(plan.names[k]!, ms);
-          setMillis(columns.words[f]!, row, ms);
-          columns.valid[f]![row] = 1;
+          setMillis(words64[f]!, row, ms);
+          valid[f]![row] = 1;
           break;
         }
         case P.OP_FLOAT_FLOAT64:
-          columns.float64s[f]![row] = r.float();
-          columns.valid[f]![row] = 1;
+          float64s[f]![row] = r.float();
+          valid[f]![row] = 1;
           break;
         case P.OP_DOUBLE_FLOAT64:
-          columns.float64s[f]![row] = r.double();
-          columns.valid[f]![row] = 1;
+          float64s[f]![row] = r.double();
+          valid[f]![row] = 1;
           break;
         case P.OP_BOOLEAN:
-          columns.bools[f]![row] = r.boolean();
-          columns.valid[f]![row] = 1;
+          bools[f]![row] = r.boolean();
+          valid[f]![row] = 1;
           break;
         case P.OP_BYTES: {
           const length = r.length();
@@ -134,22 +140,22 @@ export function decodeRecord(plan: P.DecodePlan, r: AvroReader, columns: ColumnA
         case P.OP_BRANCH_REFUSED:
           throw branchRefused(plan, arg);
         case P.OP_CONST_INT32:
-          columns.int32s[f]![row] = plan.constNumbers[arg]!;
-          columns.valid[f]![row] = 1;
+          int32s[f]![row] = plan.constNumbers[arg]!;
+          valid[f]![row] = 1;
           break;
         case P.OP_CONST_FLOAT64:
-          columns.float64s[f]![row] = plan.constNumbers[arg]!;
-          columns.valid[f]![row] = 1;
+          float64s[f]![row] = plan.constNumbers[arg]!;
+          valid[f]![row] = 1;
           break;
         case P.OP_CONST_BOOLEAN:
-          columns.bools[f]![row] = plan.constNumbers[arg]!;
-          columns.valid[f]![row] = 1;
+          bools[f]![row] = plan.constNumbers[arg]!;
+          valid[f]![row] = 1;
           break;
         case P.OP_CONST_WORDS: {
-          const words = columns.words[f]!;
+          const words = words64[f]!;
           words[2 * row] = plan.constWords[2 * arg]!;
           words[2 * row + 1] = plan.constWords[2 * arg + 1]!;
-          columns.valid[f]![row] = 1;
+          valid[f]![row] = 1;
           break;
         }
         case P.OP_CONST_BYTES: {
