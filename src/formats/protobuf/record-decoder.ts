@@ -76,6 +76,15 @@ export class ProtobufRecordDecoder {
     const src = this.src;
     const dense = plan.dense;
     const seen = this.seen;
+    const columns = this.columns;
+    const valid = columns.valid;
+    const dropDefault = plan.dropDefault;
+    // Module constants are read through locals: a module binding is checked on every read in a loop.
+    const INT32 = plans.OP_INT32;
+    const SINT32 = plans.OP_SINT32;
+    const FIXED32 = plans.OP_FIXED32;
+    const STRING = plans.OP_STRING;
+    const BYTES = plans.OP_BYTES;
     const serial = ++this.serial;
     this.pos = start;
     this.end = end;
@@ -108,16 +117,20 @@ export class ProtobufRecordDecoder {
       const before = seen[slot]!;
       seen[slot] = serial;
       const column = plan.column[slot]!;
-      switch (op) {
-        case plans.OP_INT32:
-        case plans.OP_SINT32:
-        case plans.OP_FIXED32: {
-          let v = op === plans.OP_FIXED32 ? this.fixed32() : this.varint();
-          if (op === plans.OP_SINT32) v = (v >>> 1) ^ -(v & 1);
-          this.columns.int32s[column]![row] = v;
-          this.setValid(slot, column, row, v === 0);
-          break;
-        }
+      // The commonest operations first, tested against locals; the rest through the switch.
+      if (op === STRING || op === BYTES) {
+        const length = this.length();
+        const from = this.pos;
+        this.pos = from + length;
+        if (plan.validateUtf8[slot] === 1 && !isValidUtf8(src, this.view, from, from + length)) throw schemaProblem(`${plan.describe(number)} is not valid UTF-8`);
+        columns.writeRawString(column, row, src, from, from + length);
+        if (length === 0 && dropDefault[slot] === 1) valid[column]![row] = 0;
+      } else if (op === INT32 || op === SINT32 || op === FIXED32) {
+        let v = op === FIXED32 ? this.fixed32() : this.varint();
+        if (op === SINT32) v = (v >>> 1) ^ -(v & 1);
+        columns.int32s[column]![row] = v;
+        valid[column]![row] = v === 0 && dropDefault[slot] === 1 ? 0 : 1;
+      } else switch (op) {
         case plans.OP_UINT32_AS_INT64:
         case plans.OP_FIXED32_AS_INT64: {
           const lo = op === plans.OP_FIXED32_AS_INT64 ? this.fixed32() : this.varint();
@@ -171,16 +184,6 @@ export class ProtobufRecordDecoder {
             this.columns.writeRawString(column, row, bytes, 0, bytes.length);
           }
           this.setValid(slot, column, row, v === 0);
-          break;
-        }
-        case plans.OP_STRING:
-        case plans.OP_BYTES: {
-          const length = this.length();
-          const from = this.pos;
-          this.pos = from + length;
-          if (plan.validateUtf8[slot] && !isValidUtf8(src, from, from + length)) throw schemaProblem(`${plan.describe(number)} is not valid UTF-8`);
-          this.columns.writeRawString(column, row, src, from, from + length);
-          this.setValid(slot, column, row, length === 0);
           break;
         }
         case plans.OP_TIMESTAMP:
@@ -298,7 +301,9 @@ export class ProtobufRecordDecoder {
     this.fieldNumber = outer;
     this.seconds[slot] = seconds;
     this.nanos[slot] = nanos;
-    const ms = seconds * MS_PER_SECOND + Math.floor(Math.trunc(nanos / NANOS_PER_MICRO) / MICROS_PER_MS);
+    // Truncated to microseconds, then floored to milliseconds; `| 0` truncates (nanos is an int32).
+    const micros = (nanos / NANOS_PER_MICRO) | 0;
+    const ms = seconds * MS_PER_SECOND + (micros >= 0 ? (micros / MICROS_PER_MS) | 0 : Math.floor(micros / MICROS_PER_MS));
     if (!(Math.abs(ms) <= MAX_TIMESTAMP_MS)) {
       throw schemaProblem(`${this.plan.describe(outer)} is ${seconds} s and ${nanos} ns, outside the timestamp range (±8.64e15 ms, JavaScript's Date range)`);
     }
@@ -390,6 +395,12 @@ export class ProtobufRecordDecoder {
     const src = this.src;
     const end = this.end;
     let p = this.pos;
+    // One byte: most tags, lengths, small numbers.
+    if (p < end && src[p]! < 0x80) {
+      this.pos = p + 1;
+      this.hi = 0;
+      return src[p]!;
+    }
     let lo = 0;
     let hi = 0;
     let shift = 0;

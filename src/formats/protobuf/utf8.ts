@@ -1,10 +1,16 @@
+/** The high bit of each of four bytes: a word without them is four ASCII characters. */
+const HIGH_BITS = 0x80808080 | 0;
+
 /**
  * Whether `src[start, end)` is well-formed UTF-8, as protobuf-java checks proto3 strings: no
  * overlong forms, no surrogates (U+D800..U+DFFF), nothing past U+10FFFF. ASCII, the common case,
- * costs one compare per byte.
+ * is skipped four bytes at a time through `view` (a DataView over `src`'s bytes): one unaligned
+ * load and one test per four bytes.
  */
-export function isValidUtf8(src: Uint8Array, start: number, end: number): boolean {
+export function isValidUtf8(src: Uint8Array, view: DataView, start: number, end: number): boolean {
   let i = start;
+  const high = HIGH_BITS;
+  while (i + 4 <= end && (view.getInt32(i, true) & high) === 0) i += 4;
   while (i < end) {
     const b = src[i]!;
     if (b < 0x80) {
