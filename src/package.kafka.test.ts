@@ -120,8 +120,8 @@ describe("the npm package", () => {
     await producer.disconnect();
     writeFileSync(
       path.join(app, "bundle-me.mjs"),
-      `import { Session } from "sluice";\nconst s = new Session({ workers: 0 });\n` +
-        `const rows = await s.read.format("kafka").option("kafka.bootstrap.servers", ${JSON.stringify(kafkaBootstrap())}).option("subscribe", ${JSON.stringify(topic)}).load().select("value").orderBy("value").collect();\n` +
+      `import { Session, col } from "sluice";\nconst s = new Session({ workers: 0 });\n` +
+        `const rows = await s.read.format("kafka").option("kafka.bootstrap.servers", ${JSON.stringify(kafkaBootstrap())}).option("subscribe", ${JSON.stringify(topic)}).load().select(col("value").cast("string").alias("value")).orderBy("value").collect();\n` +
         `console.log(JSON.stringify(rows));\nawait s.stop();\n`,
     );
     execFileSync(path.join(app, "node_modules/.bin/esbuild"), ["bundle-me.mjs", "--bundle", "--platform=node", "--format=esm", "--outfile=out/bundle.mjs", "--log-level=error",

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AnalysisError } from "../errors/errors.js";
 import { fieldsFromZod } from "../schema/zod-schema.js";
 import { WORKER_COUNTS, withSession } from "../testing/fixtures.js";
+import { addData, checkLastBatch, testStream } from "../testing/stream-test.js";
 import { tempDir } from "../testing/temp-dir.js";
 import { col, count, first, struct, to_json } from "./functions.js";
 
@@ -55,6 +56,16 @@ describe.each(WORKER_COUNTS)("headers columns with %i workers", (workers) => {
         { headers: [], none: false },
         { headers: records[0]!.headers, none: false },
       ]);
+    }));
+
+  it("come along from the static side of a join, null where a left join finds no match", () =>
+    withSession(workers, async (session) => {
+      const ids = session.memoryStream(z.object({ id: z.int32() }));
+      const joined = ids.toDF().join(session.createDataFrame(records, Record), "id", "left");
+      await testStream(joined, "append").run(
+        addData(ids, { id: 4 }, { id: 9 }, { id: 1 }),
+        checkLastBatch({ id: 4, headers: records[3]!.headers }, { id: 9, headers: null }, { id: 1, headers: records[0]!.headers }),
+      );
     }));
 
   it("become JSON text with to_json, as Spark writes array<struct<key, value: binary>>", () =>

@@ -5,7 +5,7 @@ import { validateOptions } from "../config/validate.js";
 import { OptionError } from "../errors/errors.js";
 import type { JsonReadOptions } from "../sources/json/json-desc.js";
 import { kafkaSourceDesc } from "../sources/kafka/kafka-desc.js";
-import type { KafkaMetadataSchema, KafkaSchema } from "../sources/kafka/kafka-fields.js";
+import type { KafkaHeadersSchema, KafkaMetadataSchema, KafkaSchema } from "../sources/kafka/kafka-fields.js";
 import type { SourceDesc } from "../sources/source-desc.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
 import { RATE_FIELDS } from "../sources/rate/generate-rate-rows.js";
@@ -23,8 +23,12 @@ export type StreamFormat = "json" | "parquet" | "arrow" | "rate" | "kafka";
 /** File formats read by path: JSON lines, Parquet, Arrow IPC files. */
 type FileFormat = "json" | "parquet" | "arrow";
 
-/** Kafka's columns, or with a record schema its decoded fields followed by Kafka's metadata columns. */
-export type KafkaOutput<S extends SchemaShape> = keyof S extends never ? KafkaSchema : S & KafkaMetadataSchema;
+/**
+ * Kafka's columns, or with a record schema its decoded fields followed by Kafka's metadata
+ * columns; `headers` too when `H` (`option("includeHeaders", true)`).
+ */
+export type KafkaOutput<S extends SchemaShape, H extends boolean = false> = (keyof S extends never ? KafkaSchema : S & KafkaMetadataSchema) &
+  (H extends true ? KafkaHeadersSchema : {});
 type OptionValue = string | number | boolean;
 
 /** Options shared by the stream and the static reader. */
@@ -109,8 +113,15 @@ abstract class ReaderBase<S extends SchemaShape, F extends StreamFormat> {
  * `readStream.schema(Click).option("maxFilesPerTrigger", 1).json("clicks/")` or
  * `readStream.format("rate").option("rowsPerSecond", 100).load()`.
  */
-export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat = "json"> extends ReaderBase<S, F> {
-  format<F2 extends StreamFormat>(format: F2): DataStreamReader<S, F2> {
+export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat = "json", H extends boolean = false> extends ReaderBase<S, F> {
+  /** `option("includeHeaders", true)` adds Kafka's `headers` column to the DataFrame's type too. */
+  override option(key: "includeHeaders", value: true | "true"): DataStreamReader<S, F, true>;
+  override option(key: string, value: OptionValue): this;
+  override option(key: string, value: OptionValue): any {
+    return super.option(key, value);
+  }
+
+  format<F2 extends StreamFormat>(format: F2): DataStreamReader<S, F2, H> {
     if (!(["json", "parquet", "arrow", "rate", "kafka"] as const).includes(format)) {
       throw new OptionError(`readStream.format("${format}") is not a source Sluice has; use "json", "parquet", "arrow", "rate", "kafka", or session.memoryStream(schema)`);
     }
@@ -119,12 +130,12 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
   }
 
   /** Declares the record schema with a zod object; column names and types follow from it. */
-  schema<Z extends z.ZodObject<any>>(schema: Z): DataStreamReader<SchemaOfZod<Z>, F> {
+  schema<Z extends z.ZodObject<any>>(schema: Z): DataStreamReader<SchemaOfZod<Z>, F, H> {
     this.setSchema(schema);
     return this as any;
   }
 
-  load(path?: string): DataFrame<F extends "rate" ? RateSchema : F extends "kafka" ? KafkaOutput<S> : S> {
+  load(path?: string): DataFrame<F extends "rate" ? RateSchema : F extends "kafka" ? KafkaOutput<S, H> : S> {
     if (this.sourceFormat === "kafka") return this.kafka();
     if (this.sourceFormat === "rate") {
       const o = validateOptions(rateOptionsSchema, this.opts, "rate source");
@@ -135,8 +146,15 @@ export class DataStreamReader<S extends SchemaShape = {}, F extends StreamFormat
 }
 
 /** `session.read`: the same readers for static data. */
-export class DataFrameReader<S extends SchemaShape = {}, F extends FileFormat | "kafka" = "json"> extends ReaderBase<S, "json"> {
-  format<F2 extends FileFormat | "kafka">(format: F2): DataFrameReader<S, F2> {
+export class DataFrameReader<S extends SchemaShape = {}, F extends FileFormat | "kafka" = "json", H extends boolean = false> extends ReaderBase<S, "json"> {
+  /** `option("includeHeaders", true)` adds Kafka's `headers` column to the DataFrame's type too. */
+  override option(key: "includeHeaders", value: true | "true"): DataFrameReader<S, F, true>;
+  override option(key: string, value: OptionValue): this;
+  override option(key: string, value: OptionValue): any {
+    return super.option(key, value);
+  }
+
+  format<F2 extends FileFormat | "kafka">(format: F2): DataFrameReader<S, F2, H> {
     if (!(["json", "parquet", "arrow", "kafka"] as const).includes(format)) {
       throw new OptionError(`read.format("${format}") is not a source Sluice has; use "json", "parquet", "arrow" or "kafka"`);
     }
@@ -144,13 +162,13 @@ export class DataFrameReader<S extends SchemaShape = {}, F extends FileFormat | 
     return this as any;
   }
 
-  load(path?: string): DataFrame<F extends "kafka" ? KafkaOutput<S> : S> {
+  load(path?: string): DataFrame<F extends "kafka" ? KafkaOutput<S, H> : S> {
     if (this.sourceFormat === "kafka") return this.kafka();
     return this.file(this.sourceFormat as FileFormat, path);
   }
 
   /** Declares the record schema with a zod object; column names and types follow from it. */
-  schema<Z extends z.ZodObject<any>>(schema: Z): DataFrameReader<SchemaOfZod<Z>> {
+  schema<Z extends z.ZodObject<any>>(schema: Z): DataFrameReader<SchemaOfZod<Z>, F, H> {
     this.setSchema(schema);
     return this as any;
   }

@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { col } from "../api/functions.js";
 import { withSession } from "../testing/fixtures.js";
 import { createTopic, kafkaBootstrap } from "../testing/kafka.js";
 import { produceJson } from "../testing/kafka-load.js";
@@ -23,9 +24,9 @@ describe("a checkpoint whose commits/ was deleted, over Kafka", () => {
           .option("startingOffsets", "earliest")
           .option("maxOffsetsPerTrigger", maxOffsetsPerTrigger)
           .load()
-          .select("value")
+          .select(col("value").cast("string").alias("value"))
           .writeStream.foreachBatch(async (df, batchId) => {
-            seen.set(batchId, (await df.collect()).map((r) => (JSON.parse(r.value as string) as { n: number }).n));
+            seen.set(batchId, (await df.collect()).map((r) => (JSON.parse(r.value!) as { n: number }).n));
           })
           .option("checkpointLocation", checkpoint)
           .trigger({ availableNow: true })

@@ -67,9 +67,8 @@ async function committed(session: Session, topic: string): Promise<[number, stri
     .option("subscribe", topic)
     .option("kafka.isolation.level", "read_committed")
     .load()
-    .select("partition", "key", "value");
-  const got = (await read.collect()) as { partition: number; key: string | null; value: string | null }[];
-  return got.map((r) => [r.partition, r.key, r.value]);
+    .select("partition", col("key").cast("string").alias("key"), col("value").cast("string").alias("value"));
+  return (await read.collect()).map((r) => [r.partition, r.key, r.value]);
 }
 
 /** The partition's log as data batches (values) and markers, for asserting what a transaction left behind. */

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { field, int32Column, makeBatch, utf8FromStrings, validityFromBytes, type Batch } from "../batch/batch.js";
 import { col } from "../api/functions.js";
+import { rowsToBatch } from "../batch/rows.js";
 import { withSession } from "../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, withAdmin } from "../testing/kafka.js";
 import { asText, readPartition, readTopic } from "../testing/kafka-log.js";
@@ -112,15 +113,62 @@ describe("Kafka sink against the real broker", () => {
         [],
         [["empty", bytes("")]],
       ]);
-      // Sluice's own Kafka source reads the same rows back.
+      // Sluice's own Kafka source reads the same rows back, headers as a list of { key, value: bytes }.
       const read = session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).option("includeHeaders", true);
-      const rows = (await read.load().collect()) as unknown as { key: string | null; value: string | null; headers: string | null }[];
-      expect(rows.map((r) => [r.key, r.value, r.headers === null ? null : JSON.parse(r.headers)])).toEqual([
-        ["k-ascii", "plain", [{ key: "trace", value: "abc" }, { key: "ü-key", value: "ü-value 🙂" }]],
-        [null, "ünïcødé ✓ 日本語 🙂", null],
-        ["ключ", null, [{ key: "dup", value: "1" }, { key: "dup", value: "2" }, { key: "nothing", value: null }, { key: "n", value: "42" }]],
-        ["", "", null],
-        ["🙂", "x".repeat(1000), [{ key: "empty", value: "" }]],
+      const rows = await read.load().select("key", "value", "headers").collect();
+      const header = (key: string, value: string | null) => ({ key, value: bytes(value) });
+      expect(rows).toEqual([
+        { key: "k-ascii", value: "plain", headers: [header("trace", "abc"), header("ü-key", "ü-value 🙂")] },
+        { key: null, value: "ünïcødé ✓ 日本語 🙂", headers: null },
+        { key: "ключ", value: null, headers: [header("dup", "1"), header("dup", "2"), header("nothing", null), header("n", "42")] },
+        { key: "", value: "", headers: null },
+        { key: "🙂", value: "x".repeat(1000), headers: [header("empty", "")] },
+      ]);
+    }));
+
+  it("writes binary keys and values exactly, and a source's headers column back byte for byte", () =>
+    withSession(1, async (session) => {
+      const from = await newTopic(1);
+      const to = await newTopic(1);
+      const notUtf8 = Uint8Array.of(0xff, 0xfe, 0x00, 0x80);
+      const Raw = z.object({ key: z.instanceof(Uint8Array).nullable(), value: z.instanceof(Uint8Array) });
+      const raw = session.memoryStream(Raw);
+      const first = raw.toDF().writeStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("topic", from).start();
+      raw.addData({ key: notUtf8, value: Uint8Array.of(0xc3) }, { key: null, value: notUtf8 });
+      await first.processAllAvailable();
+      await first.stop();
+      expect((await readTopic(from, 1))[0]!.map((r) => [r.key, r.value])).toEqual([
+        [notUtf8, Uint8Array.of(0xc3)],
+        [null, notUtf8],
+      ]);
+
+      // Headers with a duplicate key, an empty value, no value and a value that is not UTF-8: read, then written again as they came.
+      const headers = [
+        { key: "dup", value: new Uint8Array(0) },
+        { key: "dup", value: null },
+        { key: "raw", value: notUtf8 },
+      ];
+      await sinkTo(from).addBatch(1, rowsToBatch([{ value: utf8.encode("h"), headers }], [field("value", "binary"), field("headers", "headers")]));
+      const copy = session.readStream
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", from)
+        .option("startingOffsets", "earliest")
+        .option("includeHeaders", true)
+        .load()
+        .select("key", "value", "headers")
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("topic", to)
+        .trigger({ availableNow: true })
+        .start();
+      await copy.awaitTermination();
+      const strip = (records: Awaited<ReturnType<typeof readTopic>>[number]) => records.map((r) => ({ key: r.key, value: r.value, headers: r.headers }));
+      expect(strip((await readTopic(to, 1))[0]!)).toEqual(strip((await readTopic(from, 1))[0]!));
+      expect((await readTopic(to, 1))[0]![2]!.headers).toEqual([
+        ["dup", new Uint8Array(0)],
+        ["dup", null],
+        ["raw", notUtf8],
       ]);
     }));
 

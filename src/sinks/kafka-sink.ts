@@ -25,6 +25,8 @@ export interface KafkaSinkOptions {
   readonly transactional?: KafkaSinkTransactions | null;
   /** TLS and SASL (read, with their files, when the sink is made: at the query's start); absent: PLAINTEXT. */
   readonly security?: KafkaSecurityOptions;
+  /** TLS and SASL already read (a Kafka source's connection, writing its dead-letter topic); wins over `security`. */
+  readonly resolvedSecurity?: KafkaSecurity;
 }
 
 /** Knobs with working defaults; tests and benchmarks may change them. */
@@ -119,7 +121,7 @@ export class KafkaSink implements Sink {
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
     this.transactional = options.transactional ?? null;
     this.guarantee = this.transactional ? "transactional" : "at-least-once";
-    this.security = options.security ? resolveKafkaSecurity(options.security) : PLAINTEXT_SECURITY;
+    this.security = options.resolvedSecurity ?? (options.security ? resolveKafkaSecurity(options.security) : PLAINTEXT_SECURITY);
   }
 
   describe(): string {

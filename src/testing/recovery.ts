@@ -3,6 +3,7 @@
 // on the same checkpoint until the input is done. Its output must then equal the uninterrupted answer: nothing
 // lost, nothing written twice.
 import { z } from "zod";
+import { col } from "../api/functions.js";
 import type { Session } from "../api/session.js";
 import { startChildQuery } from "./child-query.js";
 import { createTopic } from "./kafka.js";
@@ -65,9 +66,9 @@ export async function scenarioOutput(session: Session, plan: WindowedCountsPlan)
     .option("subscribe", sink.topic)
     .option("kafka.isolation.level", "read_committed")
     .load()
-    .select("value")
+    .select(col("value").cast("string").alias("value"))
     .collect();
-  return sortCounts(rows.map((r) => JSON.parse(r.value as string) as WindowCount));
+  return sortCounts(rows.map((r) => JSON.parse(r.value!) as WindowCount));
 }
 
 export interface Attempt {

@@ -9,13 +9,15 @@ import type { KafkaConnectionOptions } from "./kafka-cluster.js";
  * Turns a batch of raw Kafka columns into the record schema's columns followed by Kafka's
  * metadata columns, decoding each value's JSON straight from the value column's bytes. Malformed
  * values follow the source's `mode`, and with a dead-letter topic are also written there as they
- * came, with headers naming where they were read.
+ * came, with headers naming where they were read. `raw` may hold headers for the dead letters
+ * alone: they are kept only with `includeHeaders`.
  */
 export async function decodeKafkaValues(
   raw: Batch,
   decoding: KafkaValueDecoding,
   connection: KafkaConnectionOptions,
   where: { topic: string; partition: number },
+  includeHeaders: boolean,
 ): Promise<{ batch: Batch; numMalformed: number }> {
   const valueIndex = raw.fields.findIndex((f) => f.name === "value");
   const value = raw.columns[valueIndex]!;
@@ -29,8 +31,9 @@ export async function decodeKafkaValues(
     await sendToDeadLetterTopic(connection, decoding.deadLetterTopic, raw, result.malformedRows, where);
   }
   const keepAll = result.keptRows.length === raw.numRows;
-  const metaFields = raw.fields.filter((_, i) => i !== valueIndex);
-  const metaColumns = raw.columns.filter((_, i) => i !== valueIndex).map((c) => (keepAll ? c : gatherColumn(c, result.keptRows)));
+  const meta = raw.fields.flatMap((f, i) => (i === valueIndex || (f.name === "headers" && !includeHeaders) ? [] : [i]));
+  const metaFields = meta.map((i) => raw.fields[i]!);
+  const metaColumns = meta.map((i) => (keepAll ? raw.columns[i]! : gatherColumn(raw.columns[i]!, result.keptRows)));
   return {
     batch: makeBatch([...result.batch.fields, ...metaFields], [...result.batch.columns, ...metaColumns], result.batch.numRows),
     numMalformed: result.numMalformed,

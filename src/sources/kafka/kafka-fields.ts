@@ -2,9 +2,8 @@ import { OptionError } from "../../errors/errors.js";
 import type { ColType, Fields } from "../../types/dtype.js";
 
 /**
- * Columns of a Kafka source, as Spark's. Keys and values hold the record's bytes as they are;
- * Sluice has no binary column type yet, so they are string columns (exact for UTF-8 payloads
- * such as JSON, which is what queries decode next).
+ * Columns of a Kafka source, as Spark's. Keys and values hold the record's bytes as they are, in
+ * string columns (exact for UTF-8 payloads such as JSON, which is what queries decode next).
  */
 export const KAFKA_FIELDS: Fields = [
   { name: "key", type: "string", nullable: true },
@@ -16,8 +15,11 @@ export const KAFKA_FIELDS: Fields = [
   { name: "timestampType", type: "int32", nullable: false },
 ];
 
-/** `headers` (with includeHeaders): the record's headers as JSON text, null when there are none. */
-export const KAFKA_HEADERS_FIELD = { name: "headers", type: "string", nullable: true } as const;
+/**
+ * `headers` (with includeHeaders): the record's headers, Spark's `array<struct<key: string, value:
+ * binary>>`, in record order with duplicates; null when there are none.
+ */
+export const KAFKA_HEADERS_FIELD = { name: "headers", type: "headers", nullable: true } as const;
 
 export function kafkaFields(includeHeaders: boolean): Fields {
   return includeHeaders ? [...KAFKA_FIELDS, KAFKA_HEADERS_FIELD] : KAFKA_FIELDS;
@@ -51,3 +53,6 @@ export function kafkaDecodedFields(valueFields: Fields, includeHeaders: boolean)
 }
 
 export type KafkaMetadataSchema = Omit<KafkaSchema, "value">;
+
+/** The `headers` column that `includeHeaders` adds. */
+export type KafkaHeadersSchema = { readonly headers: ColType<"headers", true> };

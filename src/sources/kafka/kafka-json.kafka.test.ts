@@ -1,4 +1,4 @@
-import { Partitioners } from "kafkajs";
+import { type KafkaMessage, Partitioners } from "kafkajs";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { col, count, from_json, sum, window } from "../../api/functions.js";
@@ -6,6 +6,7 @@ import type { Session } from "../../api/session.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
 import { produceJson } from "../../testing/kafka-load.js";
+import { readTopic } from "../../testing/kafka-log.js";
 
 const topics: string[] = [];
 afterAll(async () => {
@@ -124,36 +125,85 @@ describe("Kafka JSON values decoded in the fetch path", () => {
       await expect(q.awaitTermination()).rejects.toThrow(`topic ${topic} partition 0 offset 1`);
     }));
 
-  it("sends malformed records to a dead-letter topic", () =>
+  it("sends malformed records to a dead-letter topic byte for byte: key, value and headers as they came, then where they came from", () =>
     withSession(0, async (session) => {
       const topic = await createTopic("sluice-dlq-src", 1);
       const dlq = await createTopic("sluice-dlq", 1);
       topics.push(topic, dlq);
-      await produceValues(topic, 1, BAD);
-      const q = readings(session, topic)
-        .option("mode", "DROPMALFORMED")
-        .option("deadLetterTopic", dlq)
-        .load()
-        .writeStream.format("memory")
-        .queryName("dlq_q")
-        .start();
+      // Not UTF-8: 0xff and 0xfe never occur in it, 0x80 only after a lead byte.
+      const notUtf8 = Buffer.from([0xff, 0xfe, 0x00, 0x80]);
+      const truncated = Buffer.from('{"sensor":"b","value":');
+      const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner, idempotent: true, maxInFlightRequests: 1 });
+      await producer.connect();
+      await producer.send({
+        topic,
+        messages: [
+          { value: BAD[0]! },
+          { key: notUtf8, value: notUtf8, headers: { trace: [Buffer.from("t1"), Buffer.from("t2")], raw: Buffer.from([0x80]) } },
+          { value: truncated },
+        ],
+      });
+      await producer.disconnect();
+      const q = readings(session, topic).option("mode", "DROPMALFORMED").option("deadLetterTopic", dlq).load().writeStream.format("memory").queryName("dlq_q").start();
       await q.processAllAvailable();
       await q.stop();
-      const dead = (await session.read
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", dlq)
-        .option("includeHeaders", true)
-        .load()
-        .collect()) as unknown as { value: string; headers: string }[];
-      expect(dead.map((r) => r.value)).toEqual([BAD[1], BAD[3]]);
-      expect(JSON.parse(dead[0]!.headers as string)).toEqual([
-        { key: "sluice.source.topic", value: topic },
-        { key: "sluice.source.partition", value: "0" },
-        { key: "sluice.source.offset", value: "1" },
+      expect(await session.table("dlq_q").select("sensor").collect()).toEqual([{ sensor: "a" }]);
+
+      const dead = await consume(dlq, 2);
+      expect(dead.map((m) => [m.key, m.value])).toEqual([
+        [notUtf8, notUtf8],
+        [null, truncated],
+      ]);
+      const origin = (offset: string) => ({ "sluice.source.topic": Buffer.from(topic), "sluice.source.partition": Buffer.from("0"), "sluice.source.offset": Buffer.from(offset) });
+      expect(dead.map((m) => m.headers)).toEqual([{ trace: [Buffer.from("t1"), Buffer.from("t2")], raw: Buffer.from([0x80]), ...origin("1") }, origin("2")]);
+      // The record's own headers first, in their order, then the three that name its origin.
+      const stored = (await readTopic(dlq, 1))[0]!;
+      expect(stored.map((r) => r.headers.map(([key]) => key))).toEqual([
+        ["trace", "trace", "raw", "sluice.source.topic", "sluice.source.partition", "sluice.source.offset"],
+        ["sluice.source.topic", "sluice.source.partition", "sluice.source.offset"],
       ]);
     }));
+
+  it("from_json reads binary values straight from their bytes; bytes that are not UTF-8 JSON are a malformed record", () =>
+    withSession(1, async (session) => {
+      const topic = await createTopic("sluice-from-json-bytes", 1);
+      topics.push(topic);
+      const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      await producer.send({ topic, messages: [{ value: Buffer.from(BAD[0]!) }, { value: Buffer.from([0xff, 0xfe, 0x00, 0x80]) }] });
+      await producer.disconnect();
+      const df = session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).load();
+      expect(await df.select(from_json(col("value"), Reading), "offset").select("sensor", "offset").collect()).toEqual([
+        { sensor: "a", offset: 0 },
+        { sensor: null, offset: 1 },
+      ]);
+      await expect(df.select(from_json(col("value"), Reading, { mode: "FAILFAST" })).collect()).rejects.toThrow("row 1 of the batch");
+    }));
 });
+
+/** The first `n` messages of `topic` as kafkajs's consumer hands them out: keys, values and headers as Buffers. */
+async function consume(topic: string, n: number): Promise<KafkaMessage[]> {
+  const consumer = kafkaClient().consumer({ groupId: `${topic}-reader` });
+  const messages: KafkaMessage[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      consumer.on(consumer.events.CRASH, (event) => reject(event.payload.error));
+      consumer
+        .run({
+          eachMessage: async ({ message }) => {
+            messages.push(message);
+            if (messages.length === n) resolve();
+          },
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return messages;
+}
 
 describe("Kafka sink against the real broker", () => {
   it("writes value, key and topic columns, idempotently, and refuses a query without value", () =>
@@ -171,7 +221,14 @@ describe("Kafka sink against the real broker", () => {
       input.addData({ id: "k1", body: "hello" }, { id: "k2", body: "world" });
       await q.processAllAvailable();
       await q.stop();
-      const rows = await session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", target).load().select("key", "value").orderBy("key").collect();
+      const rows = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", target)
+        .load()
+        .select(col("key").cast("string").alias("key"), col("value").cast("string").alias("value"))
+        .orderBy("key")
+        .collect();
       expect(rows).toEqual([
         { key: "k1", value: "hello" },
         { key: "k2", value: "world" },

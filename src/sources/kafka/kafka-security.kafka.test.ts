@@ -51,7 +51,7 @@ async function readValues(session: Session, at: SecureListener, options: Options
     .option("subscribe", from)
     .options({ "fetchOffset.numRetries": 0, ...options })
     .load()
-    .select("value")
+    .select(col("value").cast("string").alias("value"))
     .orderBy("value")
     .collect();
   return rows.map((r) => r.value!);

@@ -35,6 +35,10 @@ function read(session: Session, topic: string, extra: Record<string, string | nu
   return session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).options(extra).load();
 }
 
+/** A binary Kafka column as text, under its own name: Spark's `CAST(value AS STRING)`. */
+const text = <N extends "key" | "value">(name: N) => col(name).cast("string").alias(name);
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
 describe("Kafka source semantics against the real broker", () => {
   it("read_committed skips aborted transactions and control records; read_uncommitted sees every record", () =>
     withSession(0, async (session) => {
@@ -52,14 +56,14 @@ describe("Kafka source semantics against the real broker", () => {
       }
       await producer.disconnect();
 
-      const committed = await read(session, topic, { "kafka.isolation.level": "read_committed" }).select("value", "offset").collect();
+      const committed = await read(session, topic, { "kafka.isolation.level": "read_committed" }).select(text("value"), "offset").collect();
       // Offsets 2 and 5 are transaction markers: the committed records have gaps between them.
       expect(committed).toEqual([
         { value: "c1", offset: 0 },
         { value: "c2", offset: 1 },
         { value: "c3", offset: 6 },
       ]);
-      const all = await read(session, topic).select("value").collect();
+      const all = await read(session, topic).select(text("value")).collect();
       expect(all.map((r) => r.value)).toEqual(["c1", "c2", "a1", "a2", "c3"]);
     }));
 
@@ -83,7 +87,7 @@ describe("Kafka source semantics against the real broker", () => {
       for (let i = 0; i < 60; i++) {
         await new Promise((r) => setTimeout(r, 500));
         await produce(topic, [{ key: "tick", value: `t${i}` }]);
-        rows = await read(session, topic).select("key", "value", "offset").filter(col("key").notEqual("tick")).collect();
+        rows = await read(session, topic).select(text("key"), text("value"), "offset").filter(col("key").notEqual("tick")).collect();
         if (rows.length === 2) break;
       }
       expect(rows).toEqual([
@@ -100,7 +104,7 @@ describe("Kafka source semantics against the real broker", () => {
         startingOffsets: JSON.stringify({ [topic]: { "0": 1, "1": -2 } }),
         endingOffsets: JSON.stringify({ [topic]: { "0": 3, "1": -1 } }),
       })
-        .select("value")
+        .select(text("value"))
         .orderBy("value")
         .collect();
       expect(ranged.map((r) => r.value)).toEqual(["p0-1", "p0-2", "p1-0", "p1-1", "p1-2", "p1-3", "p1-4"]);
@@ -126,7 +130,7 @@ describe("Kafka source semantics against the real broker", () => {
         .option("kafka.bootstrap.servers", kafkaBootstrap())
         .option("subscribePattern", `${a}|${b}`)
         .load()
-        .select("value")
+        .select(text("value"))
         .orderBy("value")
         .collect();
       expect(byPattern.map((r) => r.value)).toEqual(["a0", "a1", "b0"]);
@@ -135,7 +139,7 @@ describe("Kafka source semantics against the real broker", () => {
         .option("kafka.bootstrap.servers", kafkaBootstrap())
         .option("assign", JSON.stringify({ [a]: [1] }))
         .load()
-        .select("value", "topic", "partition")
+        .select(text("value"), "topic", "partition")
         .collect();
       expect(assigned).toEqual([{ value: "a1", topic: a, partition: 1 }]);
       await expect(session.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("assign", "[0,1]").load().collect()).rejects.toThrow(
@@ -169,14 +173,27 @@ describe("Kafka source semantics against the real broker", () => {
       expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([1, 3]);
     }));
 
-  it("includeHeaders adds the record headers", () =>
+  it("includeHeaders adds the record headers, as Spark's array<struct<key: string, value: binary>>", () =>
     withSession(0, async (session) => {
       const topic = await newTopic(1);
       await produce(topic, [{ value: "v", headers: { source: "web", "trace-id": "42" } }, { value: "w" }]);
-      const rows = (await read(session, topic, { includeHeaders: true }).collect()) as unknown as { value: string; headers: string | null }[];
-      expect(rows.map((r) => [r.value, r.headers === null ? null : JSON.parse(r.headers)])).toEqual([
-        ["v", [{ key: "source", value: "web" }, { key: "trace-id", value: "42" }]],
-        ["w", null],
+      const rows = await session.read
+        .format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("subscribe", topic)
+        .option("includeHeaders", true)
+        .load()
+        .select(text("value"), "headers")
+        .collect();
+      expect(rows).toEqual([
+        {
+          value: "v",
+          headers: [
+            { key: "source", value: utf8("web") },
+            { key: "trace-id", value: utf8("42") },
+          ],
+        },
+        { value: "w", headers: null },
       ]);
     }));
 
@@ -194,7 +211,7 @@ describe("Kafka source semantics against the real broker", () => {
       await produce(topic, [{ value: "before", partition: 0 }]);
       const q = stream(session, topic)
         .load()
-        .select("value", "partition")
+        .select(text("value"), "partition")
         .writeStream.format("memory")
         .queryName(`grow_${topic.replace(/-/g, "_")}`)
         .start();
@@ -252,14 +269,14 @@ describe("Kafka source semantics against the real broker", () => {
     withSession(1, async (session) => {
       const gone = await newTopic(1);
       await produce(gone, [{ value: "old" }]);
-      expect(await read(session, gone).select("value").collect()).toEqual([{ value: "old" }]);
+      expect(await read(session, gone).select(text("value")).collect()).toEqual([{ value: "old" }]);
       await deleteTopic(gone);
       const next = await newTopic(1);
       await produce(next, [{ value: "a" }, { value: "b" }]);
       // The session's cached metadata still names the deleted topic; the new one is read in full.
-      expect(await read(session, next).select("value").collect()).toEqual([{ value: "a" }, { value: "b" }]);
+      expect(await read(session, next).select(text("value")).collect()).toEqual([{ value: "a" }, { value: "b" }]);
       await produce(next, [{ value: "c" }]);
-      expect(await read(session, next).select("value").collect()).toEqual([{ value: "a" }, { value: "b" }, { value: "c" }]);
+      expect(await read(session, next).select(text("value")).collect()).toEqual([{ value: "a" }, { value: "b" }, { value: "c" }]);
     }));
 
   it("commitOffsetsToGroup publishes each batch's end offsets to a consumer group", () =>

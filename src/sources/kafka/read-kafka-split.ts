@@ -32,6 +32,8 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
   const exchange = <T>(what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> => boundedExchange(split, what, work);
   const cluster = await exchange(`connection to read ${topic}-${partition}`, () => clusterFor(connection));
   const isolation = connection.isolationLevel;
+  // A dead letter carries its record's own headers, so they are decoded for it even unasked.
+  const decodeHeaders = split.includeHeaders || (split.values?.deadLetterTopic ?? null) !== null;
   let sink: KafkaColumnSink | null = null;
   let offset = split.startOffset;
   let maxBytes = split.maxPartitionFetchBytes;
@@ -85,7 +87,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (raw.errorCode !== KAFKA_ERRORS.NONE) throw new SluiceError(`Kafka fetch of ${topic}-${partition} at offset ${offset} failed with error code ${raw.errorCode}`);
 
-    sink ??= sinkForRange(raw.records, split.includeHeaders, endOffset - offset);
+    sink ??= sinkForRange(raw.records, decodeHeaders, endOffset - offset);
     const decoded = decodeRecordBatchesInto(sink, raw.records, {
       topic,
       partition,
@@ -93,7 +95,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
       endOffset,
       isolation,
       abortedTransactions: raw.abortedTransactions,
-      includeHeaders: split.includeHeaders,
+      includeHeaders: decodeHeaders,
     });
     if (decoded.nextOffset > offset) {
       offset = decoded.nextOffset;
@@ -111,9 +113,9 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (++stalls >= MAX_STALLS) throw new SluiceError(`fetching ${topic}-${partition} from offset ${offset} made no progress`);
   }
-  const raw = sink ? sink.toBatch(topic, partition) : emptyBatch(kafkaFields(split.includeHeaders));
+  const raw = sink ? sink.toBatch(topic, partition) : emptyBatch(kafkaFields(decodeHeaders));
   if (!split.values) return raw;
-  const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition });
+  const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition }, split.includeHeaders);
   metrics.numMalformedRecords += decoded.numMalformed;
   return decoded.batch;
 }

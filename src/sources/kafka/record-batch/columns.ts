@@ -1,18 +1,52 @@
 import type * as arrow from "apache-arrow";
-import { int32Column, makeBatch, utf8Column, type Batch } from "../../../batch/batch.js";
+import { binaryColumn, int32Column, makeBatch, utf8Column, type Batch } from "../../../batch/batch.js";
 import { int64ColumnOfWords, timestampColumnOfWords } from "../../../batch/numeric-columns.js";
+import { headersColumn } from "../../../kernels/headers.js";
+import type { DType } from "../../../types/dtype.js";
 import { kafkaFields } from "../kafka-fields.js";
 
-/** Offsets, bytes and validity of one growing Utf8 column. Validity bits start at 0 (null). */
-export interface Utf8Buffers {
+/** Offsets, bytes and validity of one growing key or value column. Validity bits start at 0 (null). */
+export interface BytesBuffers {
   offsets: Int32Array;
   bytes: Uint8Array;
   validity: Uint8Array;
   nulls: number;
 }
 
-function newUtf8(rows: number, bytes: number): Utf8Buffers {
+function newBytes(rows: number, bytes: number): BytesBuffers {
   return { offsets: new Int32Array(rows + 1), bytes: new Uint8Array(bytes), validity: new Uint8Array((rows + 7) >> 3), nulls: 0 };
+}
+
+/**
+ * The growing buffers of the headers column (kernels/headers.ts): per row, its entries' range and
+ * whether it has headers at all; per entry, the key's and the value's bytes.
+ */
+export interface HeaderBuffers {
+  offsets: Int32Array;
+  validity: Uint8Array;
+  nulls: number;
+  entries: number;
+  keyOffsets: Int32Array;
+  keyBytes: Uint8Array;
+  valueOffsets: Int32Array;
+  valueBytes: Uint8Array;
+  valueValidity: Uint8Array;
+  valueNulls: number;
+}
+
+function newHeaders(rows: number): HeaderBuffers {
+  return {
+    offsets: new Int32Array(rows + 1),
+    validity: new Uint8Array((rows + 7) >> 3),
+    nulls: 0,
+    entries: 0,
+    keyOffsets: new Int32Array(1),
+    keyBytes: new Uint8Array(0),
+    valueOffsets: new Int32Array(1),
+    valueBytes: new Uint8Array(0),
+    valueValidity: new Uint8Array(0),
+    valueNulls: 0,
+  };
 }
 
 /** `array` when it holds `needed` elements, else a copy with room for max(needed, twice as many). */
@@ -28,13 +62,14 @@ export function grow<T extends Int32Array | Uint8Array | Float64Array>(array: T,
  * per-record objects. Row arrays are sized up front from the batches' record counts and grow
  * geometrically if a caller under-reserves; int64 columns (offset, timestamp) are written as
  * little-endian pairs of 32-bit words so no BigInt is made per record. `key` and `value` hold the
- * record bytes verbatim in Utf8 columns (Sluice has no binary type yet); `headers` is JSON text.
+ * record bytes verbatim, in the type `kafkaFields` gives them; `headers` is a list of { key, value }
+ * entries.
  */
 export class KafkaColumnSink {
   rows = 0;
-  readonly key: Utf8Buffers;
-  readonly value: Utf8Buffers;
-  readonly headers: Utf8Buffers | null;
+  readonly key: BytesBuffers;
+  readonly value: BytesBuffers;
+  readonly headers: HeaderBuffers | null;
   offsetWords: Int32Array;
   timestampWords: Int32Array;
   timestampTypes: Int32Array;
@@ -42,9 +77,9 @@ export class KafkaColumnSink {
   constructor(includeHeaders: boolean, rowCapacity: number, valueByteCapacity: number) {
     const rows = Math.max(1, rowCapacity);
     // Keys are often null or short: start small, `reserve` grows the buffer when they are not.
-    this.key = newUtf8(rows, 0);
-    this.value = newUtf8(rows, valueByteCapacity);
-    this.headers = includeHeaders ? newUtf8(rows, 0) : null;
+    this.key = newBytes(rows, 0);
+    this.value = newBytes(rows, valueByteCapacity);
+    this.headers = includeHeaders ? newHeaders(rows) : null;
     this.offsetWords = new Int32Array(rows * 2);
     this.timestampWords = new Int32Array(rows * 2);
     this.timestampTypes = new Int32Array(rows);
@@ -59,7 +94,7 @@ export class KafkaColumnSink {
     const total = this.rows + rows;
     if (total > this.timestampTypes.length) {
       const capacity = Math.max(total, this.timestampTypes.length * 2);
-      for (const column of this.utf8Columns()) {
+      for (const column of this.rowColumns()) {
         column.offsets = grow(column.offsets, capacity + 1);
         column.validity = grow(column.validity, (capacity + 7) >> 3);
       }
@@ -71,40 +106,61 @@ export class KafkaColumnSink {
     this.value.bytes = grow(this.value.bytes, this.value.offsets[this.rows]! + bytes);
   }
 
-  /** Room for `bytes` bytes of header JSON for `row` (the decoder counts rows locally within a batch). */
-  reserveHeaderBytes(row: number, bytes: number): void {
-    const headers = this.headers!;
-    headers.bytes = grow(headers.bytes, headers.offsets[row]! + bytes);
+  /** Room for `count` more header entries whose keys and values take at most `bytes` bytes each. */
+  reserveHeaders(count: number, bytes: number): void {
+    const h = this.headers!;
+    const entries = h.entries + count;
+    h.keyOffsets = grow(h.keyOffsets, entries + 1);
+    h.valueOffsets = grow(h.valueOffsets, entries + 1);
+    h.valueValidity = grow(h.valueValidity, (entries + 7) >> 3);
+    h.keyBytes = grow(h.keyBytes, h.keyOffsets[h.entries]! + bytes);
+    h.valueBytes = grow(h.valueBytes, h.valueOffsets[h.entries]! + bytes);
   }
 
-  private utf8Columns(): Utf8Buffers[] {
+  private rowColumns(): { offsets: Int32Array; validity: Uint8Array }[] {
     return this.headers ? [this.key, this.value, this.headers] : [this.key, this.value];
   }
 
   /** The decoded rows as a Sluice batch (views over the buffers, no copy of values). */
   toBatch(topic: string, partition: number): Batch {
     const n = this.rows;
+    const fields = kafkaFields(this.headers !== null);
     const columns: arrow.Data[] = [
-      finishUtf8(this.key, n),
-      finishUtf8(this.value, n),
+      finishBytes(this.key, n, fields[0]!.type),
+      finishBytes(this.value, n, fields[1]!.type),
       repeatedString(topic, n),
       int32Column(new Int32Array(n).fill(partition)),
       int64ColumnOfWords(this.offsetWords, n),
       timestampColumnOfWords(this.timestampWords, n),
       int32Column(this.timestampTypes.subarray(0, n)),
     ];
-    if (this.headers) columns.push(finishUtf8(this.headers, n));
-    return makeBatch(kafkaFields(this.headers !== null), columns, n);
+    if (this.headers) columns.push(finishHeaders(this.headers, n));
+    return makeBatch(fields, columns, n);
   }
 }
 
-function finishUtf8(column: Utf8Buffers, n: number): arrow.Data {
+/** A key or value column over the buffers: Utf8 and Binary share one layout. */
+function finishBytes(column: BytesBuffers, n: number, type: DType): arrow.Data {
   const offsets = column.offsets.subarray(0, n + 1);
   const bytes = column.bytes.subarray(0, offsets[n]!);
-  if (column.nulls === 0) return utf8Column(offsets, bytes);
-  return utf8Column(offsets, bytes, column.validity.subarray(0, (n + 7) >> 3), column.nulls);
+  const make = type === "binary" ? binaryColumn : utf8Column;
+  if (column.nulls === 0) return make(offsets, bytes);
+  return make(offsets, bytes, column.validity.subarray(0, (n + 7) >> 3), column.nulls);
 }
 
+function finishHeaders(h: HeaderBuffers, n: number): arrow.Data {
+  const entries = h.entries;
+  return headersColumn({
+    length: n,
+    offsets: h.offsets.subarray(0, n + 1),
+    rowNulls: h.nulls === 0 ? null : { bitmap: h.validity.subarray(0, (n + 7) >> 3), count: h.nulls },
+    keyOffsets: h.keyOffsets.subarray(0, entries + 1),
+    keyBytes: h.keyBytes.subarray(0, h.keyOffsets[entries]!),
+    valueOffsets: h.valueOffsets.subarray(0, entries + 1),
+    valueBytes: h.valueBytes.subarray(0, h.valueOffsets[entries]!),
+    valueNulls: h.valueNulls === 0 ? null : { bitmap: h.valueValidity.subarray(0, (entries + 7) >> 3), count: h.valueNulls },
+  });
+}
 /** The topic column: one name repeated, built by doubling copies. */
 function repeatedString(text: string, n: number): arrow.Data {
   const unit = new TextEncoder().encode(text);

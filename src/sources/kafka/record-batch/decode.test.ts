@@ -7,6 +7,7 @@ import { BATCH } from "./layout.js";
 import { concatBytes, decode } from "./test-support.js";
 
 const T0 = 1714521600000;
+const utf8 = new TextEncoder();
 
 function batchOf(baseOffset: number, values: (string | null)[], extra: Partial<KafkaRecordInput> = {}): Uint8Array {
   return encodeRecordBatch(
@@ -43,7 +44,7 @@ describe("decodeRecordBatches: columns", () => {
       { key: "ключ", value: "värde ✓", topic: "events", partition: 2, offset: 1003, timestamp: T0 + 3_456_000_000, timestampType: 0 },
     ]);
     // offset and timestamp are written as int64 word pairs straight into Int64 and Timestamp(ms) columns.
-    expect(result.batch.columns.slice(3).map((c) => String(c.type))).toEqual(["Int32", "Int64", "Timestamp<MILLISECOND>", "Int32"]);
+    expect(result.batch.columns.map((c) => String(c.type))).toEqual(["Utf8", "Utf8", "Utf8", "Int32", "Int64", "Timestamp<MILLISECOND>", "Int32"]);
     expect(column(result.batch, "key").nullCount).toBe(1);
     expect(column(result.batch, "value").nullCount).toBe(1);
     expect(result).toMatchObject({ nextOffset: 1004, reachedEndOffset: false, lastBatchTruncated: false, truncatedBatchSize: 0, batchesRead: 1 });
@@ -209,7 +210,7 @@ describe("decodeRecordBatches: corrupt input", () => {
 });
 
 describe("decodeRecordBatches: headers", () => {
-  it("writes headers as JSON text, null when a record has none", () => {
+  it("writes each record's headers, in order and byte for byte, as a list of { key, value }; null when a record has none", () => {
     const bytes = encodeRecordBatch(
       [
         { key: null, value: "a", timestamp: T0, headers: [{ key: "trace", value: "abc" }, { key: "trace", value: "def" }] },
@@ -219,29 +220,32 @@ describe("decodeRecordBatches: headers", () => {
       ],
       { baseOffset: 0 },
     );
-    const headers = decode(bytes, { includeHeaders: true }).rows.map((r) => r.headers);
-    expect(headers).toEqual([
-      '[{"key":"trace","value":"abc"},{"key":"trace","value":"def"}]',
+    const decoded = decode(bytes, { includeHeaders: true });
+    expect(decoded.batch.fields.at(-1)).toEqual({ name: "headers", type: "headers", nullable: true });
+    expect(decoded.rows.map((r) => r.headers)).toEqual([
+      [
+        { key: "trace", value: utf8.encode("abc") },
+        { key: "trace", value: utf8.encode("def") },
+      ],
       null,
-      '[{"key":"q\\"uo\\\\te","value":"line\\u000abreak\\u0001"},{"key":"gone","value":null}]',
-      '[{"key":"ü","value":"✓"}]',
-    ]);
-    expect(JSON.parse(headers[2]!)).toEqual([
-      { key: 'q"uo\\te', value: "line\nbreak\u0001" },
-      { key: "gone", value: null },
+      [
+        { key: 'q"uo\\te', value: utf8.encode("line\nbreak\u0001") },
+        { key: "gone", value: null },
+      ],
+      [{ key: "ü", value: Uint8Array.of(0xe2, 0x9c, 0x93) }],
     ]);
     expect(decode(bytes).batch.fields.map((f) => f.name)).not.toContain("headers");
   });
 
-  it("grows the headers buffer within a batch", () => {
+  it("grows the headers buffers within a batch", () => {
     const records = Array.from({ length: 300 }, (_, i) => ({
       key: null,
       value: String(i),
       timestamp: T0,
-      headers: Array.from({ length: 1 + (i % 4) }, (_, h) => ({ key: `h${h}`, value: "\u0001".repeat(i % 50) })),
+      headers: Array.from({ length: 1 + (i % 4) }, (_, h) => ({ key: `h${h}`, value: new Uint8Array(i % 50).fill(h) })),
     }));
     const rows = decode(encodeRecordBatch(records), { includeHeaders: true }).rows;
-    expect(rows.map((r) => JSON.parse(r.headers!))).toEqual(records.map((r) => r.headers));
+    expect(rows.map((r) => r.headers)).toEqual(records.map((r) => r.headers));
   });
 });
 

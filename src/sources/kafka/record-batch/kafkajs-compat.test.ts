@@ -57,7 +57,7 @@ async function kafkajsBatch(compression: number, options: Record<string, unknown
   return new Uint8Array(encoded.buffer);
 }
 
-/** kafkajs's decoding of every batch in `bytes`, as Sluice rows (headers as JSON text). */
+/** kafkajs's decoding of every batch in `bytes`, as Sluice rows. */
 async function kafkajsRows(bytes: Uint8Array): Promise<KafkaRow[]> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const decoder = new KafkajsDecoder(buffer);
@@ -65,7 +65,7 @@ async function kafkajsRows(bytes: Uint8Array): Promise<KafkaRow[]> {
   while (decoder.offset < buffer.length) {
     const batch = await decodeKafkajsBatch(decoder);
     for (const r of batch.records) {
-      const headers = Object.entries(r.headers).flatMap(([key, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ key, value: value.toString() })));
+      const headers = Object.entries(r.headers).flatMap(([key, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ key, value: new Uint8Array(value) })));
       rows.push({
         key: r.key === null ? null : r.key.toString(),
         value: r.value === null ? null : r.value.toString(),
@@ -74,7 +74,7 @@ async function kafkajsRows(bytes: Uint8Array): Promise<KafkaRow[]> {
         offset: Number(r.offset),
         timestamp: Number(r.timestamp),
         timestampType: batch.timestampType,
-        headers: headers.length ? JSON.stringify(headers) : null,
+        headers: headers.length ? headers : null,
       });
     }
   }

@@ -1,6 +1,6 @@
 import type { KafkaColumnSink } from "./columns.js";
 import { copyBytes, viewOf } from "./copy-bytes.js";
-import { appendHeadersJson } from "./headers-json.js";
+import { appendHeaders } from "./headers-column.js";
 import { MalformedBatchError } from "./malformed.js";
 import { readUnsignedVarint, readVarlong, varintCursor } from "./varint.js";
 
@@ -145,7 +145,7 @@ export function appendRecords(sink: KafkaColumnSink, src: Uint8Array, start: num
     timestampWords[2 * row + 1] = high;
     timestampTypes[row] = timestampType;
 
-    if (headers !== null) appendHeadersJson(sink, row, src, p, recordEnd);
+    if (headers !== null) appendHeaders(sink, row, src, p, recordEnd);
     p = recordEnd;
     row++;
   }

@@ -1,4 +1,6 @@
-import { column, readNumbers, readString, type Batch } from "../../../batch/batch.js";
+import { column, makeBatch, readNumbers, readString, type Batch } from "../../../batch/batch.js";
+import { batchToRows } from "../../../batch/rows.js";
+import type { Header } from "../../../types/dtype.js";
 import { crc32c } from "./crc32c.js";
 import { decodeRecordBatches, type DecodedRecordBatches, type KafkaFetchRange } from "./decode.js";
 import { BATCH } from "./layout.js";
@@ -13,16 +15,17 @@ export interface KafkaRow {
   offset: number;
   timestamp: number;
   timestampType: number;
-  headers?: string | null;
+  headers?: Header[] | null;
 }
 
-/** A decoded batch as plain rows (not for hot paths). */
+/** A decoded batch as plain rows, keys and values as their text (not for hot paths). */
 export function rowsOf(batch: Batch): KafkaRow[] {
   const strings = (name: string) => Array.from({ length: batch.numRows }, (_, i) => readString(column(batch, name), i));
   const numbers = (name: string) => Array.from(readNumbers(column(batch, name)));
   const [key, value, topic] = [strings("key"), strings("value"), strings("topic")];
   const [partition, offset, timestamp, timestampType] = [numbers("partition"), numbers("offset"), numbers("timestamp"), numbers("timestampType")];
-  const headers = batch.fields.some((f) => f.name === "headers") ? strings("headers") : null;
+  const index = batch.fields.findIndex((f) => f.name === "headers");
+  const headers = index < 0 ? null : batchToRows(makeBatch([batch.fields[index]!], [batch.columns[index]!])).map((r) => r.headers as Header[] | null);
   return key.map((_, i) => ({
     key: key[i]!,
     value: value[i]!,
