@@ -1,12 +1,13 @@
 import { MAX_TIMESTAMP_MS, setInt64Words } from "../../batch/numeric-columns.js";
+import { InternalError } from "../../errors/errors.js";
 import type { ColumnAccumulators } from "../column-accumulators.js";
-import { schemaProblem, syntaxProblem } from "../record-problem.js";
-import type { RecordProblem } from "../record-problem.js";
+import { schemaProblem } from "../record-problem.js";
 import { describeField } from "./proto-descriptor.js";
 import * as plans from "./reader-plan.js";
 import type { ReaderPlan } from "./reader-plan.js";
 import { isValidUtf8 } from "./utf8.js";
-import { WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE_START_GROUP, WIRE_VARINT } from "./wire-types.js";
+import { IN_TAG, WireCursor } from "./wire-cursor.js";
+import { WIRE_FIXED32, WIRE_VARINT } from "./wire-types.js";
 
 /**
  * Decodes one Protobuf message straight into column accumulators, guided by a ReaderPlan: each
@@ -22,31 +23,14 @@ import { WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LENGTH_DELIMITED, WIRE
  * (a Timestamp) merge.
  */
 
-/** protobuf-java's default recursion limit, which bounds nested groups here. */
-const MAX_GROUP_DEPTH = 100;
-/** A varint holds at most 64 bits: 10 bytes of 7. */
-const MAX_VARINT_BYTES = 10;
 const MS_PER_SECOND = 1000;
 const NANOS_PER_MICRO = 1000;
 const MICROS_PER_MS = 1000;
 const TWO_32 = 4294967296;
-/** The field of the tag being read, for messages: no field yet. */
-const IN_TAG = -1;
 const SECONDS = 1;
 const NANOS = 2;
 
-const EMPTY = new Uint8Array(0);
-
-export class ProtobufRecordDecoder {
-  private src: Uint8Array = EMPTY;
-  private view: DataView = new DataView(EMPTY.buffer);
-  private pos = 0;
-  private end = 0;
-  /** The high word of the varint read last (its low word is returned). */
-  private hi = 0;
-  /** The field whose value is being read (IN_TAG while reading a tag), for messages. */
-  private fieldNumber = IN_TAG;
-  private recordStart = 0;
+export class ProtobufRecordDecoder extends WireCursor {
   private serial = 0;
   /** Per slot: the serial of the last record in which the field appeared. */
   private readonly seen: Int32Array;
@@ -58,19 +42,18 @@ export class ProtobufRecordDecoder {
     private readonly plan: ReaderPlan,
     private readonly columns: ColumnAccumulators,
   ) {
+    super((number: number) => plan.describe(number));
     const slots = plan.fields.length;
     this.seen = new Int32Array(slots);
     this.seconds = new Float64Array(slots);
     this.nanos = new Float64Array(slots);
   }
 
-  /** The bytes records are read from (once per batch). */
-  reset(src: Uint8Array): void {
-    this.src = src;
-    this.view = new DataView(src.buffer, src.byteOffset, src.byteLength);
-  }
-
-  /** Decodes the message `src[start, end)` into `row`. */
+  /**
+   * Decodes the message `src[start, end)` into `row`. The position lives in a local while the
+   * common cases (one-byte tags, lengths and numbers; strings and int32s) are read inline, and in
+   * `this.pos` around calls to the general readers.
+   */
   decode(row: number, start: number, end: number): void {
     const plan = this.plan;
     const src = this.src;
@@ -82,27 +65,31 @@ export class ProtobufRecordDecoder {
     // Module constants are read through locals: a module binding is checked on every read in a loop.
     const INT32 = plans.OP_INT32;
     const SINT32 = plans.OP_SINT32;
-    const FIXED32 = plans.OP_FIXED32;
     const STRING = plans.OP_STRING;
     const BYTES = plans.OP_BYTES;
     const serial = ++this.serial;
-    this.pos = start;
     this.end = end;
     this.recordStart = start;
-    while (this.pos < end) {
-      let tag = src[this.pos]!;
-      if (tag < 0x80) this.pos++;
+    let p = start;
+    let v = 0;
+    while (p < end) {
+      let tag = src[p]!;
+      if (tag < 0x80) p++;
       else {
+        this.pos = p;
         this.fieldNumber = IN_TAG;
         tag = this.varint();
+        p = this.pos;
       }
       const number = tag >>> 3;
       const wire = tag & 7;
+      this.fieldNumber = number;
+      this.pos = p;
       if (number === 0) throw this.tagProblem("field number 0, which no field has");
       const slot = number < dense.length ? dense[number]! : plan.sparseSlot(number);
-      this.fieldNumber = number;
       if (slot < 0) {
         this.skip(number, wire, 0);
+        p = this.pos;
         continue;
       }
       const op = plan.op[slot]!;
@@ -110,6 +97,7 @@ export class ProtobufRecordDecoder {
         // A tracked field of another wire type is, to protobuf-java, an unknown field.
         if (op === plans.OP_TRACK || wire > WIRE_FIXED32) {
           this.skip(number, wire, 0);
+          p = this.pos;
           continue;
         }
         throw schemaProblem(`${plan.describe(number)} is wire type ${wire}, expected ${plan.wire[slot]}`);
@@ -117,86 +105,118 @@ export class ProtobufRecordDecoder {
       const before = seen[slot]!;
       seen[slot] = serial;
       const column = plan.column[slot]!;
-      // The commonest operations first, tested against locals; the rest through the switch.
       if (op === STRING || op === BYTES) {
-        const length = this.length();
-        const from = this.pos;
-        this.pos = from + length;
-        if (plan.validateUtf8[slot] === 1 && !isValidUtf8(src, this.view, from, from + length)) throw schemaProblem(`${plan.describe(number)} is not valid UTF-8`);
-        columns.writeRawString(column, row, src, from, from + length);
+        let length = p < end ? src[p]! : 0x80;
+        if (length < 0x80 && p + 1 + length <= end) p++;
+        else {
+          length = this.length();
+          p = this.pos;
+        }
+        const from = p;
+        p += length;
+        if (plan.validateUtf8[slot] === 1 && !isValidUtf8(src, this.view, from, p)) throw schemaProblem(`${plan.describe(number)} is not valid UTF-8`);
+        columns.writeRawString(column, row, src, from, p);
         if (length === 0 && dropDefault[slot] === 1) valid[column]![row] = 0;
-      } else if (op === INT32 || op === SINT32 || op === FIXED32) {
-        let v = op === FIXED32 ? this.fixed32() : this.varint();
+      } else if ((op === INT32 || op === SINT32) && (v = this.shortVarint(p, end)) >= 0) {
+        // A varint of up to 4 bytes (below 2^28) read inline; `v` is then never negative.
+        p = this.pos;
         if (op === SINT32) v = (v >>> 1) ^ -(v & 1);
         columns.int32s[column]![row] = v;
         valid[column]![row] = v === 0 && dropDefault[slot] === 1 ? 0 : 1;
-      } else switch (op) {
-        case plans.OP_UINT32_AS_INT64:
-        case plans.OP_FIXED32_AS_INT64: {
-          const lo = op === plans.OP_FIXED32_AS_INT64 ? this.fixed32() : this.varint();
-          this.writeWords(slot, column, row, lo, 0);
-          break;
-        }
-        case plans.OP_INT64: {
-          const lo = this.varint();
-          this.writeWords(slot, column, row, lo, this.hi);
-          break;
-        }
-        case plans.OP_SINT64: {
-          const lo = this.varint();
-          const hi = this.hi;
-          const sign = -(lo & 1);
-          this.writeWords(slot, column, row, ((lo >>> 1) | (hi << 31)) ^ sign, (hi >>> 1) ^ sign);
-          break;
-        }
-        case plans.OP_FIXED64: {
-          const lo = this.fixed32();
-          this.writeWords(slot, column, row, lo, this.fixed32());
-          break;
-        }
-        case plans.OP_BOOL: {
-          const v = this.varint() | this.hi;
-          this.columns.bools[column]![row] = v === 0 ? 0 : 1;
-          this.setValid(slot, column, row, v === 0);
-          break;
-        }
-        case plans.OP_FLOAT:
-        case plans.OP_DOUBLE: {
-          const v = op === plans.OP_FLOAT ? this.float32() : this.float64();
-          this.columns.float64s[column]![row] = v;
-          // Only +0 is the default: protobuf-java compares the bits, so -0 is a value.
-          this.setValid(slot, column, row, v === 0 && 1 / v > 0);
-          break;
-        }
-        case plans.OP_ENUM_NAME:
-        case plans.OP_ENUM_NUMBER: {
-          const v = this.varint();
-          const names = plan.enumNames[slot]!;
-          const name = names.get(v);
-          if (name === undefined && plan.closedEnum[slot]) {
-            // protobuf-java keeps a number a closed enum lacks as an unknown field: the field stays as it was.
-            seen[slot] = before;
-            continue;
-          }
-          if (op === plans.OP_ENUM_NUMBER) this.columns.int32s[column]![row] = v;
-          else {
-            const bytes = name ?? names.unknownName(v);
-            this.columns.writeRawString(column, row, bytes, 0, bytes.length);
-          }
-          this.setValid(slot, column, row, v === 0);
-          break;
-        }
-        case plans.OP_TIMESTAMP:
-          this.timestamp(slot, column, row, before === serial);
-          break;
-        default:
-          this.skip(number, wire, 0);
+      } else {
+        const changed = this.value(op, slot, column, row, before === serial);
+        p = this.pos;
+        if (!changed) {
+          seen[slot] = before;
           continue;
+        }
       }
       const peers = plan.oneofPeers[slot];
-      if (peers !== null) for (let i = 0; i < peers.length; i++) this.columns.valid[peers[i]!]![row] = 0;
+      if (peers !== null) for (let i = 0; i < peers.length; i++) valid[peers[i]!]![row] = 0;
     }
     this.finish(row, serial);
+  }
+
+  /**
+   * Reads one value at `this.pos` by the general readers and writes it to `row`; false when the
+   * field stays as it was (a number a closed enum lacks).
+   */
+  private value(op: number, slot: number, column: number, row: number, again: boolean): boolean {
+    const plan = this.plan;
+    const columns = this.columns;
+    switch (op) {
+      case plans.OP_INT32:
+      case plans.OP_SINT32:
+      case plans.OP_FIXED32: {
+        let v = op === plans.OP_FIXED32 ? this.fixed32() : this.varint();
+        if (op === plans.OP_SINT32) v = (v >>> 1) ^ -(v & 1);
+        columns.int32s[column]![row] = v;
+        this.setValid(slot, column, row, v === 0);
+        return true;
+      }
+      case plans.OP_UINT32_AS_INT64:
+      case plans.OP_FIXED32_AS_INT64: {
+        const lo = op === plans.OP_FIXED32_AS_INT64 ? this.fixed32() : this.varint();
+        this.writeWords(slot, column, row, lo, 0);
+        return true;
+      }
+      case plans.OP_INT64: {
+        const lo = this.varint();
+        this.writeWords(slot, column, row, lo, this.hi);
+        return true;
+      }
+      case plans.OP_SINT64: {
+        const lo = this.varint();
+        const hi = this.hi;
+        const sign = -(lo & 1);
+        this.writeWords(slot, column, row, ((lo >>> 1) | (hi << 31)) ^ sign, (hi >>> 1) ^ sign);
+        return true;
+      }
+      case plans.OP_FIXED64: {
+        const lo = this.fixed32();
+        this.writeWords(slot, column, row, lo, this.fixed32());
+        return true;
+      }
+      case plans.OP_BOOL: {
+        const v = this.varint() | this.hi;
+        columns.bools[column]![row] = v === 0 ? 0 : 1;
+        this.setValid(slot, column, row, v === 0);
+        return true;
+      }
+      case plans.OP_FLOAT:
+      case plans.OP_DOUBLE: {
+        const v = op === plans.OP_FLOAT ? this.float32() : this.float64();
+        columns.float64s[column]![row] = v;
+        // Only +0 is the default: protobuf-java compares the bits, so -0 is a value.
+        this.setValid(slot, column, row, v === 0 && 1 / v > 0);
+        return true;
+      }
+      case plans.OP_ENUM_NAME:
+      case plans.OP_ENUM_NUMBER: {
+        const v = this.varint();
+        const names = plan.enumNames[slot]!;
+        const name = names.get(v);
+        // protobuf-java keeps a number a closed enum lacks as an unknown field: the field stays as it was.
+        if (name === undefined && plan.closedEnum[slot]) return false;
+        if (op === plans.OP_ENUM_NUMBER) columns.int32s[column]![row] = v;
+        else {
+          const bytes = name ?? names.unknownName(v);
+          columns.writeRawString(column, row, bytes, 0, bytes.length);
+        }
+        this.setValid(slot, column, row, v === 0);
+        return true;
+      }
+      case plans.OP_STRING:
+      case plans.OP_BYTES:
+        throw new InternalError("strings are read inline by decode()");
+      case plans.OP_TIMESTAMP:
+        this.timestamp(slot, column, row, again);
+        return true;
+      default:
+        // A required field no column reads: only its presence counts.
+        this.skip(this.fieldNumber, plan.wire[slot]!, 0);
+        return true;
+    }
   }
 
   /** A field without presence holding its default value reads as null, unless emitDefaultValues. */
@@ -309,124 +329,5 @@ export class ProtobufRecordDecoder {
     }
     setInt64Words(this.columns.words[column]!, row, ms);
     this.columns.valid[column]![row] = 1;
-  }
-
-  /** Steps over a value of this wire type, checking that it is well formed. */
-  private skip(number: number, wire: number, depth: number): void {
-    switch (wire) {
-      case WIRE_VARINT:
-        this.varint();
-        return;
-      case WIRE_FIXED64:
-        this.take(8, "fixed64");
-        return;
-      case WIRE_LENGTH_DELIMITED: {
-        const length = this.length(); // read before `this.pos`, which reading the length moves
-        this.pos += length;
-        return;
-      }
-      case WIRE_START_GROUP:
-        this.skipGroup(number, depth + 1);
-        return;
-      case WIRE_END_GROUP:
-        throw syntaxProblem(`end of group ${number} without its start`);
-      case WIRE_FIXED32:
-        this.take(4, "fixed32");
-        return;
-      default:
-        throw syntaxProblem(`invalid wire type ${wire} in ${this.plan.describe(number)}`);
-    }
-  }
-
-  /** Skips a proto2 group's fields up to its end tag, which must carry the group's number. */
-  private skipGroup(number: number, depth: number): void {
-    if (depth > MAX_GROUP_DEPTH) throw syntaxProblem(`groups nested more than ${MAX_GROUP_DEPTH} deep`);
-    while (this.pos < this.end) {
-      this.fieldNumber = IN_TAG;
-      const tag = this.varint();
-      const inner = tag >>> 3;
-      const wire = tag & 7;
-      if (wire === WIRE_END_GROUP) {
-        if (inner !== number) throw syntaxProblem(`end of group ${inner} inside the group of ${this.plan.describe(number)}`);
-        return;
-      }
-      if (inner === 0) throw this.tagProblem("field number 0, which no field has");
-      this.fieldNumber = inner;
-      this.skip(inner, wire, depth);
-    }
-    throw syntaxProblem(`the group of ${this.plan.describe(number)} is not closed before the record's end`);
-  }
-
-  /** A length-delimited value's length, checked against the bytes left. */
-  private length(): number {
-    const length = this.varint();
-    const left = this.end - this.pos;
-    if (this.hi !== 0 || length < 0) throw syntaxProblem(`negative length of ${this.plan.describe(this.fieldNumber)}`);
-    if (length > left) throw syntaxProblem(`length ${length} of ${this.plan.describe(this.fieldNumber)} runs past the record's end (${left} byte(s) left)`);
-    return length;
-  }
-
-  private take(bytes: number, what: string): number {
-    const at = this.pos;
-    if (at + bytes > this.end) throw syntaxProblem(`truncated ${what} in ${this.plan.describe(this.fieldNumber)}`);
-    this.pos = at + bytes;
-    return at;
-  }
-
-  private fixed32(): number {
-    const at = this.take(4, "fixed32");
-    const src = this.src;
-    return src[at]! | (src[at + 1]! << 8) | (src[at + 2]! << 16) | (src[at + 3]! << 24);
-  }
-
-  private float32(): number {
-    return this.view.getFloat32(this.take(4, "float"), true);
-  }
-
-  private float64(): number {
-    return this.view.getFloat64(this.take(8, "double"), true);
-  }
-
-  /**
-   * Reads a varint: returns its low 32 bits (as a signed int) and leaves the high 32 in `hi`.
-   * Bits past 64 in a tenth byte are dropped, as protobuf-java drops them.
-   */
-  private varint(): number {
-    const src = this.src;
-    const end = this.end;
-    let p = this.pos;
-    // One byte: most tags, lengths, small numbers.
-    if (p < end && src[p]! < 0x80) {
-      this.pos = p + 1;
-      this.hi = 0;
-      return src[p]!;
-    }
-    let lo = 0;
-    let hi = 0;
-    let shift = 0;
-    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
-      if (p >= end) throw this.varintProblem("truncated varint");
-      const b = src[p++]!;
-      if (i < 4) lo |= (b & 0x7f) << shift;
-      else if (i === 4) {
-        lo |= (b & 0x0f) << 28;
-        hi = (b & 0x7f) >>> 4;
-      } else hi |= (b & 0x7f) << (shift - 32);
-      if (b < 0x80) {
-        this.pos = p;
-        this.hi = hi;
-        return lo;
-      }
-      shift += 7;
-    }
-    throw this.varintProblem(`varint longer than ${MAX_VARINT_BYTES} bytes`);
-  }
-
-  private varintProblem(what: string): RecordProblem {
-    return this.fieldNumber === IN_TAG ? this.tagProblem(`${what} in a field tag`) : syntaxProblem(`${what} in ${this.plan.describe(this.fieldNumber)}`);
-  }
-
-  private tagProblem(what: string): RecordProblem {
-    return syntaxProblem(`${what} at byte ${this.pos - this.recordStart} of the record`);
   }
 }
