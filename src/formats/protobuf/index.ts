@@ -2,6 +2,7 @@
 export { decodeProtobufValues, type ProtobufValuesOptions, type ProtobufValuesResult } from "./protobuf-values.js";
 export { encodeProtobufValues, type EncodedValues, type ProtobufEncodeOptions } from "./protobuf-encode.js";
 export { schemaIdsIn } from "./confluent-framing.js";
+export { protobufReadOptions, type ProtobufReadSettings } from "./protobuf-options.js";
 export { parseProtoMessage, parseProtoSchema, protoSchemaFromDescriptorSet, type ProtoParseOptions } from "./proto-schema.js";
 export {
   messageAt,

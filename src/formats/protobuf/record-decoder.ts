@@ -27,6 +27,7 @@ const MS_PER_SECOND = 1000;
 const NANOS_PER_MICRO = 1000;
 const MICROS_PER_MS = 1000;
 const TWO_32 = 4294967296;
+/** google.protobuf.Timestamp's field numbers. */
 const SECONDS = 1;
 const NANOS = 2;
 
