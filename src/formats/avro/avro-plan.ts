@@ -15,7 +15,7 @@ import type { AvroReader } from "./avro-reader.js";
 // Skips: the writer's value is not read.
 /** A varint (int, long, enum). */
 export const OP_SKIP_VARINT = 0;
-/** `args` bytes (boolean, float, double, fixed, records of those: merged runs). */
+/** `args` bytes (boolean, float, double, fixed, records of those). */
 export const OP_SKIP_FIXED = 1;
 /** A length and that many bytes (bytes, string). */
 export const OP_SKIP_BYTES = 2;

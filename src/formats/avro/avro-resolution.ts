@@ -103,7 +103,7 @@ class PlanBuilder {
     for (const f of fields) {
       if (names.has(f.name)) throw new AnalysisError(`the Avro columns name "${f.name}" twice; column names must be distinct`);
       names.add(f.name);
-      if (!(f.type in READS)) throw new AnalysisError(`column "${f.name}" has type ${f.type}, which cannot be read from Avro; declare it as one of ${Object.keys(READS).join(", ")}`);
+      if (!Object.hasOwn(READS, f.type)) throw new AnalysisError(`column "${f.name}" has type ${f.type}, which cannot be read from Avro; declare it as one of ${Object.keys(READS).join(", ")}`);
     }
     if (readerSchema !== null && readerSchema.type !== "record" && fields.length !== 1) {
       throw new AnalysisError(`the reader's Avro schema is ${aTypeLabel(readerSchema)}, not a record: it reads into exactly one column, not ${fields.length}`);
@@ -174,11 +174,6 @@ class PlanBuilder {
   private skip(type: AvroSchema, name: string): void {
     const plan = compileSkip(type);
     if (plan.size === 0) return;
-    const last = this.ops.length - 1;
-    if (plan.size > 0 && this.ops[last] === P.OP_SKIP_FIXED) {
-      this.args[last]! += plan.size; // one step for a run of fixed-size values
-      return;
-    }
     if (plan.size > 0) this.step({ op: P.OP_SKIP_FIXED, arg: plan.size }, -1, name);
     else if (type.type === "int" || type.type === "long") this.step({ op: P.OP_SKIP_VARINT, arg: 0 }, -1, name);
     else if (type.type === "string" || type.type === "bytes") this.step({ op: P.OP_SKIP_BYTES, arg: 0 }, -1, name);

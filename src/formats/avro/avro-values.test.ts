@@ -263,6 +263,7 @@ describe("decodeAvroValues: every problem's message", () => {
     ["a boolean that is neither 0 nor 1", rec(["b", "boolean"]), Uint8Array.of(2), [field("b", "boolean")], 'malformed Avro at record 0: field "b" has the boolean byte 0x02, where Avro writes 0 or 1'],
     ["a byte after the last field", rec(["i", "int"]), Uint8Array.of(2, 0), [field("i", "int32")], "malformed Avro at record 0: record has 1 byte after its last field"],
     ["an empty record", rec(["i", "int"]), new Uint8Array(0), [field("i", "int32")], 'malformed Avro at record 0: truncated: the record ends inside a varint of field "i"'],
+    ["a skipped double cut short, after another", rec(["p", "double"], ["q", "double"], ["i", "int"]), new Uint8Array(11), [field("i", "int32")], 'malformed Avro at record 0: truncated: field "q" needs 5 more bytes'],
     ["a skipped array cut short", rec(["tags", { type: "array", items: "string" }]), concat(long(1), long(4), [0x61]), [], 'malformed Avro at record 0: truncated: field "tags" needs 3 more bytes'],
     ["a skipped block with a negative size", rec(["tags", { type: "array", items: "int" }]), concat(long(-1), long(-2)), [], 'malformed Avro at record 0: field "tags" has a negative length (-2)'],
     ["a skipped union index past the branches", rec(["u", ["null", "string"]]), int(2), [], 'malformed Avro at record 0: bad union index 2 for field "u" (its union has 2 branches)'],
