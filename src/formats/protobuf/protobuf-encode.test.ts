@@ -86,6 +86,16 @@ describe("encodeProtobufValues", () => {
     expect(encode([{ phone: "555", email: "a@b" }, { phone: "555", email: null }], fields)).toEqual([len(14, "a@b"), len(15, "555")]);
   });
 
+  it("reads sliced columns (Arrow views at an offset) as their rows", () => {
+    const fields: Fields = [field("id", "int32"), field("name", "string"), field("placed", "timestamp"), field("big", "int64"), field("ratio", "float64")];
+    const rows = Array.from({ length: 12 }, (_, i) => ({ id: i % 3 === 0 ? null : i, name: `n${i}`, placed: new Date(i * 1000), big: -i, ratio: i / 2 }));
+    const batch = rowsToBatch(rows, fields);
+    const sliced = { ...batch, columns: batch.columns.map((c) => c.slice(5, 4)), numRows: 4 };
+    const { offsets, bytes } = encodeProtobufValues(sliced, order);
+    const parts = [0, 1, 2, 3].map((i) => [...bytes.subarray(offsets[i]!, offsets[i + 1]!)]);
+    expect(parts).toEqual(encode(rows.slice(5, 9), fields));
+  });
+
   it("puts the Confluent wire-format header before each message", () => {
     const rows = [{ id: 1 }, { id: null }];
     expect(encode(rows, [field("id", "int32")], { confluent: { schemaId: 42 } })).toEqual([confluent(42, [0], varint(1, 1)), confluent(42, [0], [])]);
