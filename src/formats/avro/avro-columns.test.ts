@@ -117,6 +117,12 @@ describe("Sluice columns as an Avro record schema", () => {
     expect(avroSchemaOfFields([field("a", "int32", false)], { name: "Row", namespace: "com.acme" })).toEqual({ type: "record", name: "Row", namespace: "com.acme", fields: [{ name: "a", type: "int" }] });
   });
 
+  it("refuses headers columns", () => {
+    expect(() => avroSchemaOfFields([field("headers", "headers")])).toThrow(
+      new AnalysisError('column "headers" has type headers, which Sluice does not write as Avro; drop it, or write headers with the Kafka sink\'s headers column'),
+    );
+  });
+
   it("refuses column names that are not Avro names", () => {
     expect(() => avroSchemaOfFields([field("count(1)", "int64")])).toThrow(
       new AnalysisError('column "count(1)" is not a valid Avro field name ([A-Za-z_][A-Za-z0-9_]*); rename it (alias or withColumnRenamed) before writing Avro'),

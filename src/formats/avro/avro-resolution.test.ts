@@ -193,6 +193,7 @@ describe("schema resolution: what cannot be resolved, every message", () => {
     ["a reader schema of another type", rec("R", f("a", "int")), [field("a", "int32")], rec("R", f("a", "long")), 'column "a" is int32, but the reader\'s Avro schema declares it a long, which reads as int64'],
     ["a column twice", rec("R", f("a", "int")), [field("a", "int32"), field("a", "int64")], undefined, 'the Avro columns name "a" twice; column names must be distinct'],
     ["a window column", rec("R", f("a", "int")), [field("w", "window")], undefined, 'column "w" has type window, which cannot be read from Avro; declare it as one of int32, int64, float64, boolean, string, binary, timestamp'],
+    ["a headers column", rec("R", f("a", "int")), [field("h", "headers")], undefined, 'column "h" has type headers, which cannot be read from Avro; declare it as one of int32, int64, float64, boolean, string, binary, timestamp'],
     ["a plain writer schema into two columns", { type: "string" }, [field("a", "string"), field("b", "string")], undefined, "the writer's Avro schema is a string, not a record: read it into exactly one column, not 2"],
     ["a plain reader schema for two columns", rec("R", f("a", "int")), [field("a", "int32"), field("b", "int32")], { type: "int" }, "the reader's Avro schema is an int, not a record: it reads into exactly one column, not 2"],
     [
