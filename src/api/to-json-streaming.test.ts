@@ -138,6 +138,6 @@ describe("struct outside to_json", () => {
       expect(() => df.groupBy(s).agg(count())).toThrow(/can only be used as the argument of to_json/);
       expect(() => df.withColumn("s", s)).toThrow(/can only be used as the argument of to_json/);
       expect(() => df.filter(s)).toThrow(/can only be used as the argument of to_json/);
-      expect(() => typed.select(to_json(col("campaign_id")))).toThrow("to_json() needs a struct(...) or a window column, but campaign_id is string");
+      expect(() => typed.select(to_json(col("campaign_id")))).toThrow("to_json() needs a struct(...), a window or a headers column, but campaign_id is string");
     }));
 });

@@ -130,7 +130,7 @@ export function vecOf(data: arrow.Data, type: DType, column?: string): Vec {
       return { kind: "win", start: readNumbers(data.children[0], column), end: readNumbers(data.children[1], column), valid, source: data };
     case "headers":
       // No kernel computes with headers: the analyzer lets them through only as whole columns.
-      throw new InternalError(`headers column ${column ?? ""} read as a vector; it can only pass through, be tested for null or become JSON`);
+      throw new InternalError(`headers column${column === undefined ? "" : ` "${column}"`} read as a vector; it can only pass through, be tested for null or become JSON`);
     default:
       return assertNever(type, "type");
   }
