@@ -1,4 +1,3 @@
-import { MS_PER_DAY, setInt64Words } from "../../batch/numeric-columns.js";
 import { AnalysisError } from "../../errors/errors.js";
 import type { Field, Fields } from "../../types/dtype.js";
 import { columnTypeOfAvro } from "./avro-columns.js";
@@ -6,6 +5,7 @@ import { unionBranchOfDefault } from "./avro-defaults.js";
 import * as P from "./avro-plan.js";
 import type { AvroEnum, AvroField, AvroRecord, AvroSchema } from "./avro-schema-types.js";
 import { aTypeLabel, simpleName, typeLabel } from "./avro-schema-types.js";
+import { ConstantPool, enumTable, PER_MS, sameName } from "./avro-resolution-tables.js";
 import { compileSkip } from "./avro-skip.js";
 
 /**
@@ -66,20 +66,6 @@ const READS: Readonly<Record<string, string>> = {
 /** The column kinds Sluice would need for compound Avro values. */
 const COMPOUND_COLUMNS: Readonly<Record<string, string>> = { record: "struct", array: "list", map: "map" };
 
-/** Units of a long timestamp per millisecond. */
-const PER_MS: Readonly<Record<string, number>> = {
-  "timestamp-millis": 1,
-  "local-timestamp-millis": 1,
-  "timestamp-micros": 1000,
-  "local-timestamp-micros": 1000,
-  "timestamp-nanos": 1_000_000,
-  "local-timestamp-nanos": 1_000_000,
-};
-const MAX_DATE_DAYS = 100_000_000;
-const MAX_TIMESTAMP_MS = 8.64e15;
-
-const utf8 = new TextEncoder();
-
 type Op = { readonly op: number; readonly arg: number };
 
 class PlanBuilder {
@@ -91,9 +77,7 @@ class PlanBuilder {
   private readonly enums: P.EnumTable[] = [];
   private readonly skippers: P.Skipper[] = [];
   private readonly refusals: string[] = [];
-  private readonly constNumbers: number[] = [];
-  private readonly constWords: number[] = [];
-  private readonly constBytes: Uint8Array[] = [];
+  private readonly constants = new ConstantPool();
 
   constructor(
     private readonly fields: Fields,
@@ -128,9 +112,9 @@ class PlanBuilder {
       enums: this.enums,
       skippers: this.skippers,
       refusals: this.refusals,
-      constNumbers: Float64Array.from(this.constNumbers),
-      constWords: Int32Array.from(this.constWords),
-      constBytes: this.constBytes,
+      constNumbers: Float64Array.from(this.constants.numbers),
+      constWords: Int32Array.from(this.constants.words),
+      constBytes: this.constants.bytes,
     };
   }
 
@@ -239,7 +223,7 @@ class PlanBuilder {
         break;
       case "string":
         if (w === "string" || w === "bytes") return op(P.OP_BYTES);
-        if (w === "enum") return op(P.OP_ENUM, this.enumTable(writer as AvroEnum, reader));
+        if (w === "enum") return op(P.OP_ENUM, this.enums.push(enumTable(writer as AvroEnum, reader)) - 1);
         break;
       case "binary":
         if (w === "string" || w === "bytes") return op(P.OP_BYTES);
@@ -261,38 +245,13 @@ class PlanBuilder {
     return `${aTypeLabel(writer)}, and ${column.type} reads ${READS[column.type]}`;
   }
 
-  private enumTable(writer: AvroEnum, reader: AvroSchema | null): number {
-    const readerEnum = reader?.type === "enum" ? reader : null;
-    if (readerEnum !== null && !sameName(writer.name, readerEnum)) {
-      throw new AnalysisError(
-        `the writer's enum ${writer.name} and the reader's enum ${readerEnum.name} have different names, which Avro resolution refuses; add "${simpleName(writer.name)}" to the reader enum's aliases`,
-      );
-    }
-    const symbols = writer.symbols.map((s) => (readerEnum === null || readerEnum.symbols.includes(s) ? s : readerEnum.default));
-    const encoded = symbols.map((s) => (s === null ? null : utf8.encode(s)));
-    const bytes = new Uint8Array(encoded.reduce((n, e) => n + (e?.length ?? 0), 0));
-    const starts = new Int32Array(symbols.length);
-    const ends = new Int32Array(symbols.length);
-    let at = 0;
-    encoded.forEach((e, i) => {
-      if (e === null) {
-        starts[i] = -1;
-        return;
-      }
-      bytes.set(e, at);
-      starts[i] = at;
-      ends[i] = at += e.length;
-    });
-    return this.enums.push({ bytes, starts, ends, symbols: writer.symbols, readerEnum: readerEnum === null ? "enum" : `enum ${readerEnum.name}` }) - 1;
-  }
-
   /** A column the writer lacks: the reader's default, else null, else it cannot be read. */
   private fill(c: number, readerField: AvroField | null, writer: AvroRecord): void {
     const column = this.fields[c]!;
     if (readerField?.default != null) {
       const value = readerField.default.value;
       const type = readerField.type.type === "union" ? readerField.type.branches[unionBranchOfDefault(readerField.type.branches, value)]! : readerField.type;
-      if (type.type !== "null") this.step(this.constant(column, type, value), c, column.name);
+      if (type.type !== "null") this.step(this.constants.constant(column, type, value), c, column.name);
       return;
     }
     if (column.nullable) return;
@@ -300,40 +259,6 @@ class PlanBuilder {
       `column "${column.name}" is not nullable, but the writer's record ${writer.name} has no field "${column.name}"${readerField?.aliases.length ? ` (nor ${readerField.aliases.map((a) => `"${a}"`).join(", ")})` : ""} ` +
         "and the reader's Avro schema gives it no default; make the column nullable or give the field a default",
     );
-  }
-
-  /** A constant step writing a reader default of Avro type `type` (checked against it by the parser). */
-  private constant(column: Field, type: AvroSchema, value: unknown): Op {
-    const number = (code: number, v: number): Op => ({ op: code, arg: this.constNumbers.push(v) - 1 });
-    const words = (v: number): Op => {
-      const pair = new Int32Array(2);
-      setInt64Words(pair, 0, v);
-      this.constWords.push(pair[0]!, pair[1]!);
-      return { op: P.OP_CONST_WORDS, arg: this.constWords.length / 2 - 1 };
-    };
-    switch (column.type) {
-      case "int32":
-      case "float64":
-        return number(column.type === "int32" ? P.OP_CONST_INT32 : P.OP_CONST_FLOAT64, value as number);
-      case "boolean":
-        return number(P.OP_CONST_BOOLEAN, value ? 1 : 0);
-      case "int64":
-        return words(value as number);
-      case "timestamp": {
-        const perMs = type.type === "long" && type.logicalType !== null ? (PER_MS[type.logicalType.name] ?? 1) : 1;
-        const ms = type.type === "int" ? (value as number) * MS_PER_DAY : Math.floor((value as number) / perMs);
-        if (!(Math.abs(ms) <= MAX_TIMESTAMP_MS) || (type.type === "int" && Math.abs(value as number) > MAX_DATE_DAYS)) {
-          throw new AnalysisError(`the reader's default for column "${column.name}" is ${ms} ms since the epoch, outside the ±8.64e15 ms that Sluice timestamps cover`);
-        }
-        return words(ms);
-      }
-      default: {
-        // string or binary: bytes and fixed defaults hold one byte per character, strings and symbols are UTF-8.
-        const text = value as string;
-        const bytes = type.type === "bytes" || type.type === "fixed" ? Uint8Array.from(text, (ch) => ch.charCodeAt(0)) : utf8.encode(text);
-        return { op: P.OP_CONST_BYTES, arg: this.constBytes.push(bytes) - 1 };
-      }
-    }
   }
 }
 
@@ -359,10 +284,4 @@ function matchFields(writer: AvroRecord, columns: Fields, readerFields: readonly
 function nonNull(type: AvroSchema): AvroSchema {
   if (type.type !== "union") return type;
   return type.branches.find((b) => b.type !== "null") ?? type;
-}
-
-/** The specification's name match for records and enums: unqualified names, or a reader alias. */
-function sameName(writerName: string, reader: { readonly name: string; readonly aliases: readonly string[] }): boolean {
-  const name = simpleName(writerName);
-  return simpleName(reader.name) === name || reader.aliases.some((a) => a === writerName || simpleName(a) === name);
 }
