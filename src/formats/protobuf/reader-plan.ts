@@ -99,6 +99,8 @@ export class ReaderPlan {
   readonly closedEnum: Uint8Array;
   /** The columns of the other members of the slot's oneof: writing one member clears them. */
   readonly oneofPeers: (Int32Array | null)[];
+  /** Whether any slot has oneof peers: most messages have none, and then none is looked up. */
+  readonly hasOneofs: boolean;
   readonly fillSlots: Int32Array;
   readonly requiredSlots: Int32Array;
   /** Slots whose column is not nullable. */
@@ -155,6 +157,7 @@ export class ReaderPlan {
       const peers = this.fields.flatMap((g, t) => (t !== s && g.oneof === f.oneof && columns[t]! >= 0 ? [columns[t]!] : []));
       return peers.length > 0 ? Int32Array.from(peers) : null;
     });
+    this.hasOneofs = this.oneofPeers.some((peers) => peers !== null);
     const slots = [...this.fields.keys()];
     this.fillSlots = Int32Array.from(slots.filter((s) => this.fill[s] === 1));
     this.requiredSlots = Int32Array.from(slots.filter((s) => this.fields[s]!.label === "required"));

@@ -63,6 +63,7 @@ export class ProtobufRecordDecoder extends WireCursor {
     const columns = this.columns;
     const valid = columns.valid;
     const dropDefault = plan.dropDefault;
+    const hasOneofs = plan.hasOneofs;
     // Module constants are read through locals: a module binding is checked on every read in a loop.
     const INT32 = plans.OP_INT32;
     const SINT32 = plans.OP_SINT32;
@@ -84,12 +85,14 @@ export class ProtobufRecordDecoder extends WireCursor {
       }
       const number = tag >>> 3;
       const wire = tag & 7;
-      this.fieldNumber = number;
-      this.pos = p;
-      if (number === 0) throw this.tagProblem("field number 0, which no field has");
+      // `this.pos` and `this.fieldNumber` are set for the general readers (and their messages) only.
+      if (number === 0) {
+        this.pos = p;
+        throw this.tagProblem("field number 0, which no field has");
+      }
       const slot = number < dense.length ? dense[number]! : plan.sparseSlot(number);
       if (slot < 0) {
-        this.skip(number, wire, 0);
+        this.skipAt(p, number, wire);
         p = this.pos;
         continue;
       }
@@ -97,7 +100,7 @@ export class ProtobufRecordDecoder extends WireCursor {
       if (wire !== plan.wire[slot]) {
         // A tracked field of another wire type is, to protobuf-java, an unknown field.
         if (op === plans.OP_TRACK || wire > WIRE_FIXED32) {
-          this.skip(number, wire, 0);
+          this.skipAt(p, number, wire);
           p = this.pos;
           continue;
         }
@@ -110,6 +113,8 @@ export class ProtobufRecordDecoder extends WireCursor {
         let length = p < end ? src[p]! : 0x80;
         if (length < 0x80 && p + 1 + length <= end) p++;
         else {
+          this.pos = p;
+          this.fieldNumber = number;
           length = this.length();
           p = this.pos;
         }
@@ -125,6 +130,8 @@ export class ProtobufRecordDecoder extends WireCursor {
         columns.int32s[column]![row] = v;
         valid[column]![row] = v === 0 && dropDefault[slot] === 1 ? 0 : 1;
       } else {
+        this.pos = p;
+        this.fieldNumber = number;
         const changed = this.value(op, slot, column, row, before === serial);
         p = this.pos;
         if (!changed) {
@@ -132,10 +139,19 @@ export class ProtobufRecordDecoder extends WireCursor {
           continue;
         }
       }
-      const peers = plan.oneofPeers[slot];
-      if (peers !== null) for (let i = 0; i < peers.length; i++) valid[peers[i]!]![row] = 0;
+      if (hasOneofs) {
+        const peers = plan.oneofPeers[slot];
+        if (peers !== null) for (let i = 0; i < peers.length; i++) valid[peers[i]!]![row] = 0;
+      }
     }
     this.finish(row, serial);
+  }
+
+  /** Skips the field `number` whose value starts at `p`. */
+  private skipAt(p: number, number: number, wire: number): void {
+    this.pos = p;
+    this.fieldNumber = number;
+    this.skip(number, wire, 0);
   }
 
   /**
