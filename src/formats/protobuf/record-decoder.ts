@@ -104,6 +104,8 @@ export class ProtobufRecordDecoder extends WireCursor {
           p = this.pos;
           continue;
         }
+        // protobuf-java would keep it as an unknown field, and the column would read null: a field of a
+        // read number in another wire type means the writer's schema differs, which is flagged instead.
         throw schemaProblem(`${plan.describe(number)} is wire type ${wire}, expected ${plan.wire[slot]}`);
       }
       const before = seen[slot]!;
