@@ -4,7 +4,8 @@ import { MalformedRecordError } from "../errors/errors.js";
 import type { ReadMode } from "./read-mode.js";
 import type { Fields } from "../types/dtype.js";
 import { setUpDecoder } from "./decoder-setup.js";
-import { malformedRecordMessage, RecordProblem } from "./record-problem.js";
+import { malformedRecordMessage, type RecordProblem } from "./record-problem.js";
+import { checkValueColumn, decodeValueRecords } from "./value-records.js";
 
 /**
  * JSON values held in a string column (such as Kafka record values) decoded straight into a
@@ -58,53 +59,21 @@ export function decodeJsonValues(
   fields: Fields,
   options: JsonValuesOptions,
 ): JsonValuesResult {
-  const numRecords = Math.max(0, offsets.length - 1);
-  checkBounds(bytes, offsets, validity, numRecords);
+  const column = { bytes, offsets, validity };
+  const numRecords = checkValueColumn(column);
   const { columns, decoder, corruptField } = setUpDecoder(fields, options.columnNameOfCorruptRecord, numRecords, bytes, "values");
-  const keptRows = new Int32Array(numRecords);
-  const malformedRows: number[] = [];
-  let row = 0;
-  for (let i = 0; i < numRecords; i++) {
-    columns.ensureRow(row);
-    if (validity === null || validity[i] !== 0) {
-      const start = offsets[i]!;
-      const end = offsets[i + 1]!;
-      try {
-        decoder.decode(row, start, end);
-      } catch (e) {
-        if (!(e instanceof RecordProblem)) throw e;
-        malformedRows.push(i);
-        columns.clearRow(row);
-        if (options.mode === "FAILFAST") throw failFast(e, i, options);
-        if (options.mode === "DROPMALFORMED") continue;
-        if (corruptField >= 0) columns.writeRawString(corruptField, row, bytes, start, end);
-      }
-    }
-    columns.commitRow(row);
-    keptRows[row++] = i;
-  }
+  const rows = decodeValueRecords(column, numRecords, columns, {
+    mode: options.mode,
+    decode: (row, start, end) => decoder.decode(row, start, end),
+    failFast: (problem, i) => failFast(problem, i, options),
+    keepMalformed: corruptField < 0 ? undefined : (row, start, end) => columns.writeRawString(corruptField, row, bytes, start, end),
+  });
   return {
-    batch: makeBatch(fields, columns.finish(row), row),
-    numMalformed: malformedRows.length,
-    malformedRows: Int32Array.from(malformedRows),
-    keptRows: row === numRecords ? keptRows : keptRows.slice(0, row),
+    batch: makeBatch(fields, columns.finish(rows.numRows), rows.numRows),
+    numMalformed: rows.malformedRows.length,
+    malformedRows: rows.malformedRows,
+    keptRows: rows.keptRows,
   };
-}
-
-/** Offsets that leave `bytes` or go backwards would make records overlap: a caller's bug, refused up front. */
-function checkBounds(bytes: Uint8Array, offsets: Int32Array, validity: Uint8Array | null, numRecords: number): void {
-  if (validity !== null && validity.length < numRecords) {
-    throw new RangeError(`validity has ${validity.length} entries for ${numRecords} records`);
-  }
-  if (numRecords === 0) return;
-  let previous = offsets[0]!;
-  if (previous < 0) throw new RangeError(`offsets[0] is ${previous}, before the start of the bytes`);
-  for (let i = 1; i <= numRecords; i++) {
-    const next = offsets[i]!;
-    if (next < previous) throw new RangeError(`offsets[${i}] is ${next}, before offsets[${i - 1}] (${previous})`);
-    previous = next;
-  }
-  if (previous > bytes.length) throw new RangeError(`offsets[${numRecords}] is ${previous}, past the end of the ${bytes.length} bytes`);
 }
 
 function failFast(problem: RecordProblem, i: number, options: JsonValuesOptions): MalformedRecordError {

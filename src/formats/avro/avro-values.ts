@@ -6,6 +6,7 @@ import { ColumnAccumulators } from "../column-accumulators.js";
 import type { JsonValuesResult } from "../json-values.js";
 import type { ReadMode } from "../read-mode.js";
 import { RecordProblem, byteCode, syntaxProblem } from "../record-problem.js";
+import { checkValueColumn, decodeValueRecords } from "../value-records.js";
 import type { DecodePlan } from "./avro-plan.js";
 import { malformedAvroError } from "./avro-problems.js";
 import { AvroReader } from "./avro-reader.js";
@@ -67,43 +68,26 @@ export function decodeAvroValues(
   fields: Fields,
   options: AvroValuesOptions,
 ): AvroValuesResult {
-  const numRecords = Math.max(0, offsets.length - 1);
-  checkBounds(bytes, offsets, validity, numRecords);
+  const column = { bytes, offsets, validity };
+  const numRecords = checkValueColumn(column);
   const plans = new WriterPlans(fields, options);
   const columns = new ColumnAccumulators(fields.map(storedAs), numRecords);
   const reader = new AvroReader();
   reader.reset(bytes);
-  const keptRows = new Int32Array(numRecords);
-  const malformedRows: number[] = [];
-  let row = 0;
-  for (let i = 0; i < numRecords; i++) {
-    columns.ensureRow(row);
-    if (validity === null || validity[i] !== 0) {
-      let start = offsets[i]!;
-      const end = offsets[i + 1]!;
-      try {
-        let plan = plans.plain;
-        if (plan === null) {
-          plan = plans.confluent(bytes, start, end);
-          start += CONFLUENT_HEADER_BYTES;
-        }
-        decodeRecord(plan, reader, columns, start, end, row);
-      } catch (e) {
-        if (!(e instanceof RecordProblem)) throw e;
-        malformedRows.push(i);
-        columns.clearRow(row);
-        if (options.mode === "FAILFAST") throw malformedAvroError(e, options.describeRecord?.(i) ?? `record ${i}`);
-        if (options.mode === "DROPMALFORMED") continue;
-      }
-    }
-    columns.commitRow(row);
-    keptRows[row++] = i;
-  }
+  const rows = decodeValueRecords(column, numRecords, columns, {
+    mode: options.mode,
+    decode: (row, start, end) => {
+      const plan = plans.plain;
+      if (plan !== null) decodeRecord(plan, reader, columns, start, end, row);
+      else decodeRecord(plans.confluent(bytes, start, end), reader, columns, start + CONFLUENT_HEADER_BYTES, end, row);
+    },
+    failFast: (problem, i) => malformedAvroError(problem, options.describeRecord?.(i) ?? `record ${i}`),
+  });
   return {
-    batch: makeBatch(fields, finishColumns(fields, columns.finish(row)), row),
-    numMalformed: malformedRows.length,
-    malformedRows: Int32Array.from(malformedRows),
-    keptRows: row === numRecords ? keptRows : keptRows.slice(0, row),
+    batch: makeBatch(fields, finishColumns(fields, columns.finish(rows.numRows)), rows.numRows),
+    numMalformed: rows.malformedRows.length,
+    malformedRows: rows.malformedRows,
+    keptRows: rows.keptRows,
   };
 }
 
@@ -114,8 +98,7 @@ export function decodeAvroValues(
  */
 export function schemaIdsIn(bytes: Uint8Array, offsets: Int32Array, validity: Uint8Array | null): Set<number> {
   const ids = new Set<number>();
-  const numRecords = Math.max(0, offsets.length - 1);
-  checkBounds(bytes, offsets, validity, numRecords);
+  const numRecords = checkValueColumn({ bytes, offsets, validity });
   let previous = -1;
   for (let i = 0; i < numRecords; i++) {
     if (validity !== null && validity[i] === 0) continue;
@@ -195,13 +178,3 @@ function finishColumns(fields: Fields, columns: arrow.Data[]): arrow.Data[] {
   });
 }
 
-/** Offsets that leave `bytes` or go backwards would make records overlap: a caller's bug, refused up front. */
-function checkBounds(bytes: Uint8Array, offsets: Int32Array, validity: Uint8Array | null, numRecords: number): void {
-  if (validity !== null && validity.length < numRecords) throw new RangeError(`validity has ${validity.length} entries for ${numRecords} records`);
-  if (numRecords === 0) return;
-  if (offsets[0]! < 0) throw new RangeError(`offsets[0] is ${offsets[0]}, before the start of the bytes`);
-  for (let i = 1; i <= numRecords; i++) {
-    if (offsets[i]! < offsets[i - 1]!) throw new RangeError(`offsets[${i}] is ${offsets[i]}, before offsets[${i - 1}] (${offsets[i - 1]})`);
-  }
-  if (offsets[numRecords]! > bytes.length) throw new RangeError(`offsets[${numRecords}] is ${offsets[numRecords]}, past the end of the ${bytes.length} bytes`);
-}

@@ -10,7 +10,7 @@ import type { ProtoMessage, ProtoSchema } from "./proto-descriptor.js";
 import { ProtobufRecordDecoder } from "./record-decoder.js";
 import { ReaderPlan } from "./reader-plan.js";
 import type { ReaderPlanOptions } from "./reader-plan.js";
-import { checkValueColumn } from "./value-column.js";
+import { checkValueColumn, decodeValueRecords } from "../value-records.js";
 import { WriterSchemas } from "./writer-schemas.js";
 
 /**
@@ -57,41 +57,25 @@ export function decodeProtobufValues(
   fields: Fields,
   options: ProtobufValuesOptions,
 ): ProtobufValuesResult {
-  const numRecords = Math.max(0, offsets.length - 1);
-  checkValueColumn(bytes, offsets, validity, numRecords);
+  const column = { bytes, offsets, validity };
+  const numRecords = checkValueColumn(column);
   const corruptField = corruptRecordField(fields, options.columnNameOfCorruptRecord);
   const plan = new ReaderPlan(options.message, fields, corruptField, options);
   const columns = accumulatorsFor(fields, numRecords);
   const decoder = new ProtobufRecordDecoder(plan, columns);
   decoder.reset(bytes);
   const framing = options.confluent === undefined ? null : new ConfluentPayloads(new WriterSchemas(options.message, plan.fields, options.confluent.writerSchemas));
-  const keptRows = new Int32Array(numRecords);
-  const malformedRows: number[] = [];
-  let row = 0;
-  for (let i = 0; i < numRecords; i++) {
-    columns.ensureRow(row);
-    if (validity === null || validity[i] !== 0) {
-      const start = offsets[i]!;
-      const end = offsets[i + 1]!;
-      try {
-        decoder.decode(row, framing === null ? start : framing.payloadStart(bytes, start, end), end);
-      } catch (e) {
-        if (!(e instanceof RecordProblem)) throw e;
-        malformedRows.push(i);
-        columns.clearRow(row);
-        if (options.mode === "FAILFAST") throw failFast(e, i, options);
-        if (options.mode === "DROPMALFORMED") continue;
-        if (corruptField >= 0) columns.writeRawString(corruptField, row, bytes, start, end);
-      }
-    }
-    columns.commitRow(row);
-    keptRows[row++] = i;
-  }
+  const rows = decodeValueRecords(column, numRecords, columns, {
+    mode: options.mode,
+    decode: (row, start, end) => decoder.decode(row, framing === null ? start : framing.payloadStart(bytes, start, end), end),
+    failFast: (problem, i) => failFast(problem, i, options),
+    keepMalformed: corruptField < 0 ? undefined : (row, start, end) => columns.writeRawString(corruptField, row, bytes, start, end),
+  });
   return {
-    batch: makeBatch(fields, finishColumns(columns, fields, row), row),
-    numMalformed: malformedRows.length,
-    malformedRows: Int32Array.from(malformedRows),
-    keptRows: row === numRecords ? keptRows : keptRows.slice(0, row),
+    batch: makeBatch(fields, finishColumns(columns, fields, rows.numRows), rows.numRows),
+    numMalformed: rows.malformedRows.length,
+    malformedRows: rows.malformedRows,
+    keptRows: rows.keptRows,
   };
 }
 
