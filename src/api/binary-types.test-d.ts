@@ -9,6 +9,19 @@ const kafka = () => session.readStream.format("kafka").option("kafka.bootstrap.s
 type RowsOf<D extends { collect(): Promise<unknown[]> }> = Awaited<ReturnType<D["collect"]>>[number];
 
 describe("binary and headers column types", () => {
+  it("the Kafka source's key and value are binary, Uint8Array | null in collected rows, as Spark's", () => {
+    const df = kafka().load();
+    expectTypeOf<RowsOf<typeof df>>().toEqualTypeOf<{
+      key: Uint8Array | null;
+      value: Uint8Array | null;
+      topic: string;
+      partition: number;
+      offset: number;
+      timestamp: Date;
+      timestampType: number;
+    }>();
+  });
+
   it("cast(\"string\") decodes binary into a string column, cast(\"binary\") encodes one", () => {
     const df = kafka().load().select(col("value").cast("string").alias("text"), col("topic").cast("binary"), base64(col("key")), hex(col("value")).alias("hex"), unbase64(col("topic")).alias("raw"));
     type S = NonNullable<(typeof df)["__schema"]>;

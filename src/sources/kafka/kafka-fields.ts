@@ -2,12 +2,12 @@ import { OptionError } from "../../errors/errors.js";
 import type { ColType, Fields } from "../../types/dtype.js";
 
 /**
- * Columns of a Kafka source, as Spark's. Keys and values hold the record's bytes as they are, in
- * string columns (exact for UTF-8 payloads such as JSON, which is what queries decode next).
+ * Columns of a Kafka source, as Spark's. Keys and values are binary: the record's bytes as they
+ * are, which queries decode next (`col("value").cast("string")`, `from_json(col("value"), schema)`).
  */
 export const KAFKA_FIELDS: Fields = [
-  { name: "key", type: "string", nullable: true },
-  { name: "value", type: "string", nullable: true },
+  { name: "key", type: "binary", nullable: true },
+  { name: "value", type: "binary", nullable: true },
   { name: "topic", type: "string", nullable: false },
   { name: "partition", type: "int32", nullable: false },
   { name: "offset", type: "int64", nullable: false },
@@ -26,8 +26,8 @@ export function kafkaFields(includeHeaders: boolean): Fields {
 }
 
 export type KafkaSchema = {
-  readonly key: ColType<"string", true>;
-  readonly value: ColType<"string", true>;
+  readonly key: ColType<"binary", true>;
+  readonly value: ColType<"binary", true>;
   readonly topic: ColType<"string", false>;
   readonly partition: ColType<"int32", false>;
   readonly offset: ColType<"int64", false>;

@@ -22,6 +22,7 @@ async function topicWith(partitions: number, messages: { partition: number; key:
 
 /** A binary Kafka column as text, under its own name: Spark's `CAST(value AS STRING)`. */
 const text = <N extends "key" | "value">(name: N) => col(name).cast("string").alias(name);
+const utf8 = (s: string) => new TextEncoder().encode(s);
 
 const source = (session: Parameters<Parameters<typeof withSession>[1]>[0], topic: string, extra: Record<string, string | number | boolean> = {}) =>
   session.readStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).option("startingOffsets", "earliest").options(extra).load();
@@ -31,7 +32,7 @@ describe("Kafka source against the real broker", () => {
     withSession(2, async (session) => {
       const messages = Array.from({ length: 400 }, (_, i) => ({ partition: i % 4, key: i % 2 ? `k${i}` : null, value: `{"n":${i}}` }));
       const topic = await topicWith(4, messages);
-      const seen: { value: string | null; key: string | null; partition: number; offset: number }[] = [];
+      const seen: { value: Uint8Array | null; key: Uint8Array | null; partition: number; offset: number }[] = [];
       const q = source(session, topic, { maxOffsetsPerTrigger: 150 })
         .select("key", "value", "partition", "offset")
         .writeStream.foreachBatch(async (df) => {
@@ -41,14 +42,15 @@ describe("Kafka source against the real broker", () => {
         .start();
       await q.awaitTermination();
       expect(seen).toHaveLength(400);
-      expect(new Set(seen.map((r) => r.value)).size).toBe(400);
+      expect(new Set(seen.map((r) => new TextDecoder().decode(r.value!))).size).toBe(400);
       // 150 shared by backlog: floor(150 * 100 / 400) = 37 per partition, as Spark prorates.
       expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([148, 148, 104]);
       // The first batch ended at 37 per partition, while each partition held 100.
       expect(q.recentProgress[0]!.sources[0]!.latestOffset).toEqual({ [topic]: { "0": 100, "1": 100, "2": 100, "3": 100 } });
       expect(q.recentProgress[0]!.sources[0]!.metrics).toMatchObject({ minOffsetsBehindLatest: "63", maxOffsetsBehindLatest: "63", avgOffsetsBehindLatest: "63" });
+      // key and value are binary, as in Spark: the record's bytes.
       const first = seen.find((r) => r.offset === 1 && r.partition === 1)!;
-      expect(first).toEqual({ key: "k5", value: '{"n":5}', partition: 1, offset: 1 });
+      expect(first).toEqual({ key: utf8("k5"), value: utf8('{"n":5}'), partition: 1, offset: 1 });
       expect(q.lastProgress!.sources[0]!.description).toBe(`KafkaV2[Subscribe[${topic}]]`);
       expect(q.lastProgress!.sources[0]!.endOffset).toEqual({ [topic]: { "0": 100, "1": 100, "2": 100, "3": 100 } });
       expect(q.lastProgress!.sources[0]!.metrics).toMatchObject({ minOffsetsBehindLatest: "0", maxOffsetsBehindLatest: "0" });
@@ -102,7 +104,7 @@ describe("Kafka source against the real broker", () => {
       expect(rows.map((r) => r.value)).toEqual(Array.from({ length: 300 }, (_, i) => `${name}-${i}`));
     }));
 
-  it("aggregates a topic by its key in a streaming query and continues from the checkpoint after a restart", () =>
+  it("aggregates a topic by its binary key in a streaming query and continues from the checkpoint after a restart", () =>
     withSession(1, async (session) => {
       const topic = await topicWith(2, Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, key: `k${i % 3}`, value: "x" })));
       const start = () =>
@@ -125,9 +127,9 @@ describe("Kafka source against the real broker", () => {
       await q2.processAllAvailable();
       await q2.stop();
       expect(await session.table("kafka_counts").orderBy("key").collect()).toEqual([
-        { key: "k0", n: 8 },
-        { key: "k1", n: 7 },
-        { key: "k2", n: 6 },
+        { key: utf8("k0"), n: 8 },
+        { key: utf8("k1"), n: 7 },
+        { key: utf8("k2"), n: 6 },
       ]);
       expect(q2.recentProgress.map((p) => p.numInputRows)).toEqual([1]);
     }));

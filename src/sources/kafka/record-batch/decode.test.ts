@@ -29,8 +29,8 @@ describe("decodeRecordBatches: columns", () => {
     );
     const result = decode(bytes);
     expect(result.batch.fields.map((f) => `${f.name}:${f.type}:${f.nullable}`)).toEqual([
-      "key:string:true",
-      "value:string:true",
+      "key:binary:true",
+      "value:binary:true",
       "topic:string:false",
       "partition:int32:false",
       "offset:int64:false",
@@ -44,7 +44,7 @@ describe("decodeRecordBatches: columns", () => {
       { key: "ключ", value: "värde ✓", topic: "events", partition: 2, offset: 1003, timestamp: T0 + 3_456_000_000, timestampType: 0 },
     ]);
     // offset and timestamp are written as int64 word pairs straight into Int64 and Timestamp(ms) columns.
-    expect(result.batch.columns.map((c) => String(c.type))).toEqual(["Utf8", "Utf8", "Utf8", "Int32", "Int64", "Timestamp<MILLISECOND>", "Int32"]);
+    expect(result.batch.columns.map((c) => String(c.type))).toEqual(["Binary", "Binary", "Utf8", "Int32", "Int64", "Timestamp<MILLISECOND>", "Int32"]);
     expect(column(result.batch, "key").nullCount).toBe(1);
     expect(column(result.batch, "value").nullCount).toBe(1);
     expect(result).toMatchObject({ nextOffset: 1004, reachedEndOffset: false, lastBatchTruncated: false, truncatedBatchSize: 0, batchesRead: 1 });
