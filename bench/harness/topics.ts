@@ -4,7 +4,7 @@
  * record's append time.
  */
 import { Kafka, logLevel, type Admin } from "kafkajs";
-import { Session } from "../../src/index.js";
+import { col, Session } from "../../src/index.js";
 
 export const PARTITIONS = 4;
 
@@ -78,7 +78,7 @@ async function readOnce(session: Session, bootstrap: string, topic: string): Pro
     .option("kafka.bootstrap.servers", bootstrap)
     .option("subscribe", topic)
     .load()
-    .select("value", "timestamp")
+    .select(col("value").cast("string").alias("value"), "timestamp")
     .collect();
   return rows.map((r) => ({ value: JSON.parse(r.value ?? "null") as Record<string, unknown>, appendMs: r.timestamp.getTime() }));
 }

@@ -1,5 +1,6 @@
 import { Partitioners } from "kafkajs";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
+import { col } from "../../api/functions.js";
 import { Session } from "../../api/session.js";
 import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
 import { kafkaBroker, processState } from "../../testing/kafka-broker.js";
@@ -81,7 +82,7 @@ function startQuery(session: Session, topic: string, checkpoint: string, sink: R
     .option("startingOffsets", "earliest")
     .options({ ...BOUNDS, ...options })
     .load()
-    .select("partition", "offset", "value")
+    .select("partition", "offset", col("value").cast("string").alias("value"))
     .writeStream.foreachBatch(async (df, batchId) => sink.write((await df.collect()) as Row[], batchId))
     .option("checkpointLocation", checkpoint)
     .start();
@@ -99,7 +100,7 @@ async function uninterruptedRun(session: Session, topic: string): Promise<Row[]>
       .option("startingOffsets", "earliest")
       .options(BOUNDS)
       .load()
-      .select("partition", "offset", "value")
+      .select("partition", "offset", col("value").cast("string").alias("value"))
       .writeStream.foreachBatch(async (df, batchId) => sink.write((await df.collect()) as Row[], batchId))
       .option("checkpointLocation", dir.path("checkpoint"))
       .trigger({ availableNow: true })
