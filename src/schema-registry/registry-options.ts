@@ -255,3 +255,38 @@ export function resolveSchemaRegistryOptions(input: SchemaRegistryOptions, where
         : { kind: "none" };
   return { urls, auth, headers, requestTimeoutMs: o.requestTimeoutMs, maxRetries: o.maxRetries, retryBackoffMs: o.retryBackoffMs };
 }
+
+/** Sluice's own client options, as a source's or sink's options name them: prefixed, since `maxRetries` alone would be ambiguous there. */
+const PREFIXED_OWN_OPTIONS: Readonly<Record<string, keyof SchemaRegistryOptions>> = {
+  "schema.registry.requestTimeoutMs": "requestTimeoutMs",
+  "schema.registry.maxRetries": "maxRetries",
+  "schema.registry.retryBackoffMs": "retryBackoffMs",
+};
+
+/**
+ * The schema registry options among the options of a source, a sink or a function (`schema.registry.url`,
+ * `basic.auth.*`, `bearer.auth.*`, and `schema.registry.requestTimeoutMs` / `maxRetries` /
+ * `retryBackoffMs`); undefined when `schema.registry.url` is not among them. Other options are left for
+ * their owner to check, except an unknown `schema.registry.*` one, which is refused here.
+ */
+export function registryOptionsIn(options: Readonly<Record<string, unknown>>, where: string): SchemaRegistryOptions | undefined {
+  const picked: Record<string, unknown> = {};
+  const given: string[] = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (key in PREFIXED_OWN_OPTIONS) picked[PREFIXED_OWN_OPTIONS[key]!] = value;
+    else if (key === URL_OPTION || key.startsWith("basic.auth.") || key.startsWith("bearer.auth.")) picked[key] = value;
+    else if (key.startsWith("schema.registry.")) {
+      throw new OptionError(`${where}: unknown option "${key}"; the schema registry options are ${URL_OPTION}, basic.auth.*, bearer.auth.* and ${Object.keys(PREFIXED_OWN_OPTIONS).join(", ")}`);
+    } else continue;
+    given.push(key);
+  }
+  if (picked[URL_OPTION] === undefined) {
+    const stray = given[0];
+    if (stray !== undefined) throw new OptionError(`${where}: ${stray} is set but ${URL_OPTION} is not: set the registry's URL too, or drop ${stray}`);
+    return undefined;
+  }
+  // Checked now, so that a wrong option fails where it was given rather than in a worker.
+  resolveSchemaRegistryOptions(picked as unknown as SchemaRegistryOptions, where);
+  return picked as unknown as SchemaRegistryOptions;
+}
