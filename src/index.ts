@@ -44,9 +44,21 @@ export {
   window,
   session_window,
   from_json,
-  JsonColumns,
   type TruncUnit,
 } from "./api/functions.js";
+export {
+  DecodedColumns,
+  from_avro,
+  from_protobuf,
+  to_avro,
+  to_protobuf,
+  type FromAvroOptions,
+  type FromProtobufOptions,
+  type RegistryOptions,
+  type SubjectOptions,
+  type ToAvroOptions,
+  type ToProtobufOptions,
+} from "./api/value-functions.js";
 export { StreamingQuery } from "./runtime/streaming-query.js";
 export { StreamingQueryManager } from "./runtime/query-manager.js";
 export type {

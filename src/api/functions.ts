@@ -6,6 +6,7 @@ import { OptionError } from "../errors/errors.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
 import type { ColType, SchemaShape } from "../types/dtype.js";
 import type { Fixed, LitType, Ref, TExpr } from "../types/expr-types.js";
+import { DecodedColumns } from "./value-functions.js";
 import { Column, type ExprOf, type NameOf, type Operand, type RefsOf, StructColumn, toExpr } from "./column.js";
 
 /**
@@ -183,14 +184,6 @@ export function to_json(c: AnyColumn | StructColumn<any, any>): AnyColumn {
 }
 
 /**
- * The columns a `from_json` adds to a `select`: every field of the schema, nullable (a malformed
- * or null value gives nulls, as Spark's PERMISSIVE mode).
- */
-export class JsonColumns<S extends SchemaShape, Rs extends string> extends Column<Fixed<"string">, Rs, string> {
-  declare readonly __json?: S;
-}
-
-/**
  * Parses JSON text into the columns of a zod schema, as Spark's `from_json(col, schema)`. Use it at
  * the top level of `select`: `df.select(from_json(col("value"), Reading), "timestamp")` has the
  * schema's columns followed by `timestamp`. `mode` is PERMISSIVE (bad values give nulls) or FAILFAST.
@@ -199,12 +192,12 @@ export function from_json<C extends AnyColumn, Z extends z.ZodObject<any>>(
   c: C,
   schema: Z,
   options: { mode?: "PERMISSIVE" | "FAILFAST" } = {},
-): JsonColumns<NullableShape<SchemaOfZod<Z>>, R<C>> {
+): DecodedColumns<NullableShape<SchemaOfZod<Z>>, R<C>> {
   const mode = options.mode ?? "PERMISSIVE";
   if (mode !== "PERMISSIVE" && mode !== "FAILFAST") {
     throw new OptionError(`from_json(): mode must be PERMISSIVE or FAILFAST (got ${JSON.stringify(mode)}); DROPMALFORMED would change the row count of a select`);
   }
-  return new JsonColumns({ kind: "fromJson", child: c.expr, fields: fieldsFromZod(schema), mode });
+  return new DecodedColumns({ kind: "decodeValues", child: c.expr, fields: fieldsFromZod(schema), mode, format: { kind: "json" }, registry: null });
 }
 
 type NullableShape<S extends SchemaShape> = { readonly [K in keyof S]: ColType<S[K]["type"], true> };

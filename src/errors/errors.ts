@@ -63,6 +63,23 @@ export class InternalError extends SluiceError {
 }
 
 /**
+ * An operator needs an answer from outside first (a writer schema from a schema registry, the id a
+ * registry gives a schema) and cannot wait for it: operators run synchronously. Input tasks catch it,
+ * await `prepare` (which caches the answer in the process) and run their operators again; a task's
+ * operators keep nothing between runs. Where nothing can run again (after a stateful operator), it
+ * surfaces as this error, whose message says what to do instead.
+ */
+export class PreparationNeeded extends SluiceError {
+  override name = "PreparationNeeded";
+  constructor(
+    message: string,
+    readonly prepare: () => Promise<unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * A task attempt that ran longer than the Session option `taskTimeout`: its worker was terminated
  * and the task retried; a batch fails with this error once every attempt timed out.
  */

@@ -1,3 +1,6 @@
+import type { ValueEncoding } from "../formats/value-encoding.js";
+import type { ValueFormat } from "../formats/value-format.js";
+import type { SchemaRegistryOptions } from "../schema-registry/registry-options.js";
 import type { DType, Fields } from "../types/dtype.js";
 
 /**
@@ -64,10 +67,24 @@ export type Expr =
   /** An aggregate; `child` is null for `count(*)`. */
   | { readonly kind: "agg"; readonly fn: AggFn; readonly child: Expr | null }
   /**
-   * `from_json(col, schema)`: parses JSON text into the schema's columns. It yields several columns,
-   * so it may only stand at the top level of `select`, whose output it extends by those columns.
+   * `from_json`, `from_avro` or `from_protobuf(col, schema)`: decodes each value of a string or
+   * binary column into the schema's columns. It yields several columns, so it may only stand at the
+   * top level of `select`, whose output it extends by those columns. With `registry`, values are in
+   * the Confluent wire format and their writer schemas are fetched from that registry by id.
    */
-  | { readonly kind: "fromJson"; readonly child: Expr; readonly fields: Fields; readonly mode: "PERMISSIVE" | "FAILFAST" }
+  | {
+      readonly kind: "decodeValues";
+      readonly child: Expr;
+      readonly fields: Fields;
+      readonly mode: "PERMISSIVE" | "FAILFAST";
+      readonly format: ValueFormat;
+      readonly registry: SchemaRegistryOptions | null;
+    }
+  /**
+   * `to_avro` / `to_protobuf(struct or column)`: each row encoded as one binary value; with
+   * `registry`, in the Confluent wire format under the id the registry gives the schema.
+   */
+  | { readonly kind: "encodeValues"; readonly child: Expr; readonly encoding: ValueEncoding; readonly registry: RegistryTarget | null }
   /**
    * `struct(...cols)`: Spark's `CreateNamedStruct`. Sluice has no struct column type, so a struct
    * may only stand as the argument of `to_json` (or inside another struct there); field names are
@@ -76,6 +93,17 @@ export type Expr =
   | { readonly kind: "struct"; readonly fields: readonly Expr[] }
   /** `to_json(struct or window)`: one JSON object per row, as Spark's `StructsToJson`. */
   | { readonly kind: "toJson"; readonly child: Expr };
+
+/** Where `to_avro` / `to_protobuf` register the schema their values are written in. */
+export interface RegistryTarget {
+  readonly registry: SchemaRegistryOptions;
+  readonly subject: string;
+  /**
+   * Protobuf: the .proto text to register; null to write with the id of the subject's latest version.
+   * Avro registers the schema of the columns (avroSchemaOfFields); this is null.
+   */
+  readonly schema: string | null;
+}
 
 export type ExprKind = Expr["kind"];
 export type ExprOf<K extends ExprKind> = Extract<Expr, { kind: K }>;
@@ -100,7 +128,8 @@ export function children(e: Expr): readonly Expr[] {
     case "in":
     case "cast":
     case "alias":
-    case "fromJson":
+    case "decodeValues":
+    case "encodeValues":
     case "toJson":
       return [e.child];
     case "struct":

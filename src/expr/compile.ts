@@ -13,7 +13,8 @@ import { isNull, logic, not } from "./eval-logic.js";
 import { changeCase, concatText, lengthOf, substring } from "./eval-string.js";
 import { dateTrunc, epochUnits, hour, tumblingWindow } from "./eval-time.js";
 import { asBool, asNum, asStr, type Compiled, dataOf } from "./eval-vec.js";
-import { outputField, resolveType, structOutsideToJson } from "./resolve.js";
+import { compileEncodeValues } from "./eval-encode.js";
+import { outputField, resolveType, severalColumns, structOutsideToJson } from "./resolve.js";
 
 /**
  * Vectorized expression evaluation. An expression is compiled once per input schema into a tree
@@ -143,8 +144,10 @@ function compileNode(e: Expr, fields: Fields): Compiled {
       throw onlyInGroupBy("session_window()");
     case "agg":
       throw onlyInGroupBy(`the aggregate function ${e.fn}()`);
-    case "fromJson":
-      throw new AnalysisError("from_json(...) gives several columns: use it as a top-level column of select()");
+    case "decodeValues":
+      throw severalColumns(e);
+    case "encodeValues":
+      return compileEncodeValues(e, type(), fields, compile);
     case "struct":
       throw structOutsideToJson(e);
     case "toJson":

@@ -1,4 +1,5 @@
 import { AnalysisError, messages } from "../errors/errors.js";
+import { checkValueEncoding } from "../formats/value-encoding.js";
 import { type ColType, type DType, type Field, type Fields, isNumeric } from "../types/dtype.js";
 import { assertNever, type Expr, type ExprOf, unalias } from "./ast.js";
 
@@ -120,8 +121,10 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       need(t.type === "timestamp", e.kind === "window" ? "window()" : "session_window()", "a timestamp column", t.type);
       return { type: "window", nullable: false };
     }
-    case "fromJson":
-      throw new AnalysisError("from_json(...) gives several columns: use it as a top-level column of select()");
+    case "decodeValues":
+      throw severalColumns(e);
+    case "encodeValues":
+      return resolveEncodeValues(e, fields);
     case "struct":
       throw structOutsideToJson(e);
     case "toJson": {
@@ -172,6 +175,38 @@ export function resolveType(e: Expr, fields: Fields): ColType {
     default:
       return assertNever(e, "expression");
   }
+}
+
+export function severalColumns(e: ExprOf<"decodeValues">): AnalysisError {
+  return new AnalysisError(`from_${e.format.kind}(...) gives several columns: use it as a top-level column of select()`);
+}
+
+/**
+ * The columns `to_avro` / `to_protobuf` encode: a struct's fields by their struct names, or a lone
+ * column as "value" (Avro's name for it does not matter: a record's encoding is its fields').
+ */
+export function encodedFields(e: ExprOf<"encodeValues">, fields: Fields): Fields {
+  const fn = `to_${e.encoding.kind}()`;
+  const child = unalias(e.child);
+  if (child.kind !== "struct") {
+    if (e.encoding.kind === "protobuf") throw new AnalysisError(`${fn} needs a struct(...) of the message's fields, but got ${outputName(child)}`);
+    return [namedField("value", resolveType(child, fields))];
+  }
+  return child.fields.map((f, i): Field => {
+    const inner = unalias(f);
+    if (inner.kind === "struct") throw new AnalysisError(`${fn} writes flat records: ${outputName(inner)} is a nested struct, which Sluice has no ${e.encoding.kind === "avro" ? "Avro" : "Protobuf"} form for yet`);
+    return namedField(structFieldName(f, i), resolveType(f, fields));
+  });
+}
+
+/** A field of this name and type (a column's ColType is its Field, name and all: only type and nullability are taken). */
+const namedField = (name: string, t: ColType): Field => ({ name, type: t.type, nullable: t.nullable });
+
+/** A struct's value is never null; a lone column's is null where the column is (Spark's to_avro of null). */
+function resolveEncodeValues(e: ExprOf<"encodeValues">, fields: Fields): ColType {
+  const columns = encodedFields(e, fields);
+  checkValueEncoding(e.encoding, columns, `to_${e.encoding.kind}()`);
+  return { type: "binary", nullable: unalias(e.child).kind === "struct" ? false : columns[0]!.nullable };
 }
 
 /**
@@ -304,8 +339,10 @@ export function outputName(e: Expr): string {
       return "session_window";
     case "agg":
       return `${e.fn}(${e.child ? outputName(e.child) : "1"})`;
-    case "fromJson":
-      return `from_json(${outputName(e.child)})`;
+    case "decodeValues":
+      return `from_${e.format.kind}(${outputName(e.child)})`;
+    case "encodeValues":
+      return `to_${e.encoding.kind}(${outputName(e.child)})`;
     case "struct":
       return `struct(${e.fields.map(outputName).join(", ")})`;
     case "toJson":

@@ -1,3 +1,4 @@
+import { InternalError } from "../errors/errors.js";
 import type { Fields } from "../types/dtype.js";
 import { decodeAvroValues, schemaIdsIn as avroSchemaIds } from "./avro/avro-values.js";
 import type { AvroSchema } from "./avro/avro-schema-types.js";
@@ -99,5 +100,21 @@ export function decodeFormattedValues(format: ValueFormat, column: ValueColumn, 
         upcastUnsignedInts: format.upcastUnsignedInts,
         ...(format.confluent ? { confluent: { writerSchemas: (options.writerSchemas ?? new Map()) as ReadonlyMap<number, ProtoSchema> } } : {}),
       });
+  }
+}
+
+const NO_VALUES: ValueColumn = { bytes: new Uint8Array(0), offsets: new Int32Array(1), validity: null };
+
+/**
+ * Checks that `fields` can be read from values of `format` (names, types, the reader schema), so that
+ * a query fails when it is defined rather than on its first batch: the decoders' own checks, run on
+ * no values. An AnalysisError names `fn` and the field.
+ */
+export function checkValueFormat(format: ValueFormat, fields: Fields, fn: string): void {
+  try {
+    decodeFormattedValues(format, NO_VALUES, fields, { mode: "FAILFAST", describeRecord: (i) => `record ${i}` });
+  } catch (e) {
+    if (e instanceof Error && !(e instanceof InternalError)) e.message = `${fn}: ${e.message}`;
+    throw e;
   }
 }

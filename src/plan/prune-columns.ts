@@ -43,9 +43,9 @@ class Pruner {
       case "source":
         return pruneSource(p, needed);
       case "project": {
-        // Unread outputs are dropped, except a from_json (it yields several columns) and the
+        // Unread outputs are dropped, except a from_json / from_avro / from_protobuf (it yields several columns) and the
         // first one when none is read (a batch keeps a column to count its rows by).
-        let exprs = needed === ALL ? p.exprs : p.exprs.filter((e) => e.kind === "fromJson" || needed.has(outputName(e)));
+        let exprs = needed === ALL ? p.exprs : p.exprs.filter((e) => e.kind === "decodeValues" || needed.has(outputName(e)));
         if (exprs.length === 0) exprs = p.exprs.slice(0, 1);
         const input = prune(p.input, columnsOf(exprs));
         return input === p.input && exprs.length === p.exprs.length ? p : { ...p, input, exprs };

@@ -3,6 +3,7 @@ import { assertNever } from "../expr/ast.js";
 import type { Expr } from "../expr/ast.js";
 import { lookupColumn, outputField, outputName, resolveType } from "../expr/resolve.js";
 import type { Field, Fields } from "../types/dtype.js";
+import { checkValueFormat } from "../formats/value-format.js";
 import type { LogicalPlan } from "./logical.js";
 
 const cache = new WeakMap<LogicalPlan, Fields>();
@@ -25,7 +26,7 @@ function compute(p: LogicalPlan): Fields {
       return p.fields;
     case "project": {
       const input = schemaOf(p.input);
-      return uniqueNames(p.exprs.flatMap((e) => (e.kind === "fromJson" ? jsonFields(e, input) : [outputField(e, input)])), "select");
+      return uniqueNames(p.exprs.flatMap((e) => (e.kind === "decodeValues" ? decodedFields(e, input) : [outputField(e, input)])), "select");
     }
     case "filter": {
       const input = schemaOf(p.input);
@@ -104,14 +105,18 @@ function compute(p: LogicalPlan): Fields {
 }
 
 /**
- * The columns `from_json` adds: the schema's fields, nullable since a malformed value gives nulls.
- * Binary (a Kafka value) is read as the UTF-8 bytes it holds, straight from its buffer.
+ * The columns `from_json`, `from_avro` or `from_protobuf` adds: the schema's fields, nullable since a
+ * malformed value gives nulls. JSON reads a string column or the UTF-8 bytes of a binary one; Avro
+ * and Protobuf read binary. The schema is checked against the format's here, before anything runs.
  */
-function jsonFields(e: Extract<Expr, { kind: "fromJson" }>, input: Fields): Field[] {
+function decodedFields(e: Extract<Expr, { kind: "decodeValues" }>, input: Fields): Field[] {
   const source = resolveType(e.child, input);
-  if (source.type !== "string" && source.type !== "binary") {
-    throw new AnalysisError(`from_json() needs a string or binary column, but ${outputName(e.child)} is ${source.type}`);
+  const fn = `from_${e.format.kind}()`;
+  if (e.format.kind === "json" ? source.type !== "string" && source.type !== "binary" : source.type !== "binary") {
+    const needs = e.format.kind === "json" ? "a string or binary column" : "a binary column";
+    throw new AnalysisError(`${fn} needs ${needs}, but ${outputName(e.child)} is ${source.type}`);
   }
+  checkValueFormat(e.format, e.fields, fn);
   return e.fields.map((f) => ({ ...f, nullable: true }));
 }
 

@@ -14,6 +14,7 @@ import { describeSource, streamingRefusal } from "../sources/source-kinds.js";
 import { openStreamSource } from "../sources/source-runtimes.js";
 import { FileStateStoreProvider } from "../state/file-provider.js";
 import { createSink } from "./create-sink.js";
+import { checkRegistryDecoding, registerWrittenSchemas } from "./registry-preparation.js";
 import type { EngineContext } from "./engine-context.js";
 import { MicroBatchExecution } from "./micro-batch-execution.js";
 import { buildStaticTables } from "./static-execution.js";
@@ -43,6 +44,7 @@ export function statefulNames(plan: PhysicalPlan): string[] {
 export function startStream(engine: EngineContext, plan: LogicalPlan, config: WriterConfig): StreamingQuery {
   const physical = planPhysical(plan);
   checkStreamingQuery(physical, config.outputMode);
+  checkRegistryDecoding(physical);
   for (const p of physical.inputs) {
     const refusal = streamingRefusal(p.source, config.trigger);
     if (refusal !== null) throw new AnalysisError(refusal);
@@ -70,6 +72,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
     config.queryName,
     engine.streams.bus,
     async (q) => {
+      await registerWrittenSchemas(plan);
       const staticTables = await buildStaticTables(engine, physical);
       const sources = physical.inputs.map((p, i) =>
         openStreamSource(p.source, { memoryStream: (id) => engine.memoryStream(id), sourceDir: checkpoint.sourceDir(i) }),

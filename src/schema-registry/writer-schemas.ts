@@ -5,7 +5,8 @@ import type { ProtoSchema } from "../formats/protobuf/proto-descriptor.js";
 import { parseProtoSchema } from "../formats/protobuf/proto-schema.js";
 import type { WriterSchemasById } from "../formats/value-format.js";
 import type { RegisteredSchema, SchemaReference } from "./registry-answers.js";
-import { SchemaRegistryClient } from "./registry-client.js";
+import { processRegistryClient } from "./process-clients.js";
+import type { SchemaRegistryClient } from "./registry-client.js";
 import type { SchemaRegistryOptions } from "./registry-options.js";
 import { SharedLookups } from "./shared-lookups.js";
 
@@ -25,8 +26,6 @@ type Parsed = AvroSchema | ProtoSchema;
 const SCHEMA_NOT_FOUND = 40403;
 /** Parsed schemas kept per registry: a process reads few (those of its topics). */
 const PARSED_CAPACITY = 1000;
-/** Registries a process keeps clients for. */
-const REGISTRY_CAPACITY = 16;
 
 export class WriterSchemaFetcher {
   private readonly parsed = new SharedLookups<string, Parsed | undefined>(PARSED_CAPACITY);
@@ -103,19 +102,15 @@ export class WriterSchemaFetcher {
 
 const key = (kind: WriterSchemaKind, id: number) => `${kind}/${id}`;
 
-const fetchers = new Map<string, WriterSchemaFetcher>();
+const fetchers = new WeakMap<SchemaRegistryClient, WriterSchemaFetcher>();
 
-/**
- * The process's fetcher for this registry (URL and credentials): one client per registry, so that each
- * schema is asked for once however many tasks read it.
- */
+/** The process's fetcher for this registry (URLs and credentials), over its shared client. */
 export function writerSchemaFetcher(options: SchemaRegistryOptions): WriterSchemaFetcher {
-  const id = JSON.stringify(Object.entries(options).sort(([a], [b]) => (a < b ? -1 : 1)));
-  let fetcher = fetchers.get(id);
+  const client = processRegistryClient(options);
+  let fetcher = fetchers.get(client);
   if (fetcher === undefined) {
-    fetcher = new WriterSchemaFetcher(new SchemaRegistryClient(options));
-    fetchers.set(id, fetcher);
-    if (fetchers.size > REGISTRY_CAPACITY) fetchers.delete(fetchers.keys().next().value!);
+    fetcher = new WriterSchemaFetcher(client);
+    fetchers.set(client, fetcher);
   }
   return fetcher;
 }

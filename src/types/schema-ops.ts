@@ -23,7 +23,7 @@ export type Selectable<S extends SchemaShape> = ColumnName<S> | ColumnOf<S>;
 
 type OutputPair<S extends SchemaShape, C> = C extends ColumnName<S>
   ? [C, S[C]]
-  : C extends { readonly __json?: infer J extends SchemaShape }
+  : C extends { readonly __decoded?: infer J extends SchemaShape }
     ? { [K in keyof J & string]: [K, J[K]] }[keyof J & string]
     : C extends Column<infer E, any, infer N>
     ? [N, Resolve<E, S>]

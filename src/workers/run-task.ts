@@ -1,7 +1,7 @@
 import { emptyBatch, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
-import { emptyMetrics } from "../batch/task-metrics.js";
-import { InternalError } from "../errors/errors.js";
+import { emptyMetrics, type TaskMetrics } from "../batch/task-metrics.js";
+import { InternalError, PreparationNeeded } from "../errors/errors.js";
 import { OperatorChain } from "../operators/run-operators.js";
 import { crashPoint } from "../faults/crash-points.js";
 import { readInputSplit } from "../sources/source-runtimes.js";
@@ -20,6 +20,29 @@ export async function runTask(task: Task): Promise<TaskResult> {
   metrics.numInputRows = input.numRows;
   crashPoint("inTask", context.batchId);
 
+  // An operator that needs an answer from a schema registry first asks for it by throwing
+  // PreparationNeeded: the answer is awaited (and cached in this process), and the operators run again
+  // on the same input, with the metrics they had before, since they keep nothing between runs.
+  const before = structuredClone(metrics);
+  for (let attempt = 1; ; attempt++) {
+    const attemptMetrics = attempt === 1 ? metrics : structuredClone(before);
+    try {
+      return runOperators(task, input, attemptMetrics);
+    } catch (e) {
+      if (!(e instanceof PreparationNeeded) || attempt >= MAX_PREPARATIONS) throw e;
+      await e.prepare();
+    }
+  }
+}
+
+/**
+ * Preparations one task may ask for: each caches what it fetched, so the next run needs another only
+ * for a different operator (or a value naming a schema the first did not see).
+ */
+const MAX_PREPARATIONS = 8;
+
+function runOperators(task: Task, input: Batch, metrics: TaskMetrics): TaskResult {
+  const { pipeline, context } = task;
   const chain = new OperatorChain(pipeline.operators);
   chain.open({
     batch: context,

@@ -141,3 +141,16 @@ export function messageAt(schema: ProtoSchema, indexes: readonly number[]): Prot
 export function describeField(number: number, name: string | undefined): string {
   return name === undefined ? `field ${number}` : `field ${number} (${name})`;
 }
+
+/** The Confluent wire format's message indexes of the message named `fullName` in `schema` (the reverse of messageAt); undefined when it has none. */
+export function messageIndexesOf(schema: ProtoSchema, fullName: string): number[] | undefined {
+  const search = (messages: readonly ProtoMessage[], path: number[]): number[] | undefined => {
+    for (const [i, m] of messages.entries()) {
+      if (m.fullName === fullName) return [...path, i];
+      const inner = search(m.nested, [...path, i]);
+      if (inner !== undefined) return inner;
+    }
+    return undefined;
+  };
+  return search(schema.messages, []);
+}
