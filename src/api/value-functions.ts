@@ -84,13 +84,16 @@ export function from_avro<C extends AnyColumn, Z extends z.ZodObject<any>>(c: C,
   const o = ownOptions(fn, { avroSchema: avroSchemaOption, mode: selectMode(fn, "FAILFAST") }, options, isRegistryKey);
   const registry = registryOptionsIn(options as Readonly<Record<string, unknown>>, `${fn} options`) ?? null;
   const fields = fieldsFromZod(schema);
-  const readerSchema = parseAvroSchema((o.avroSchema ?? avroSchemaOfFields(fields)) as string | object);
+  // Without a schema of the user's, the columns are the reader (any writer record name will do), and
+  // plain values are taken to be written as to_avro writes these columns.
+  const given = o.avroSchema === undefined ? null : parseAvroSchema(o.avroSchema as string | object);
+  const writerSchema = registry !== null ? null : (given ?? parseAvroSchema(avroSchemaOfFields(fields)));
   return new DecodedColumns({
     kind: "decodeValues",
     child: c.expr,
     fields,
     mode: o.mode,
-    format: { kind: "avro", readerSchema, writerSchema: registry === null ? readerSchema : null },
+    format: { kind: "avro", readerSchema: given, writerSchema },
     registry,
   });
 }

@@ -20,8 +20,12 @@ export type ValueFormat =
   | { readonly kind: "json" }
   | {
       readonly kind: "avro";
-      /** The reader's record schema: defaults, aliases and enum symbols for resolution. */
-      readonly readerSchema: AvroSchema;
+      /**
+       * The reader's record schema: defaults, aliases and enum symbols for resolution. Null: the
+       * columns alone are the reader, matched to the writer record's fields by name, whatever the
+       * record is called (a nullable column the writer lacks reads as null).
+       */
+      readonly readerSchema: AvroSchema | null;
       /** Every value is a plain datum of this schema; null: the Confluent wire format, writer schemas by id. */
       readonly writerSchema: AvroSchema | null;
     }
@@ -82,7 +86,7 @@ export function decodeFormattedValues(format: ValueFormat, column: ValueColumn, 
     case "avro":
       return decodeAvroValues(bytes, offsets, validity, fields, {
         mode: options.mode,
-        readerSchema: format.readerSchema,
+        ...(format.readerSchema === null ? {} : { readerSchema: format.readerSchema }),
         writer:
           format.writerSchema === null
             ? { framing: "confluent", schemas: (options.writerSchemas ?? new Map()) as ReadonlyMap<number, AvroSchema> }
