@@ -342,7 +342,7 @@ describe("decodeAvroValues: the Confluent wire format", () => {
 
   it("names what is wrong with a header", () => {
     const fail = (i: number) => failure(() => decodeRows([values[i]!], columns, options("FAILFAST")));
-    expect(fail(4)).toBe("MalformedRecordError: malformed Avro at record 0: schema id 9 is not among the writer schemas given (1, 7)");
+    expect(fail(4)).toBe("MalformedRecordError: malformed Avro at record 0: schema id 9 is not among the writer schemas given (ids 1, 7)");
     expect(fail(5)).toBe("MalformedRecordError: malformed Avro at record 0: the value starts with byte 0x01, not the Confluent wire format's magic byte 0x00");
     expect(fail(6)).toBe("MalformedRecordError: malformed Avro at record 0: the value is 3 bytes long, shorter than the Confluent wire format's 5-byte header");
     expect(failure(() => decodeRows([values[0]!], columns, { mode: "FAILFAST", writer: { framing: "confluent", schemas: new Map() } }))).toBe(

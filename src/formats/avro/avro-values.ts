@@ -7,6 +7,7 @@ import type { JsonValuesResult } from "../json-values.js";
 import type { ReadMode } from "../read-mode.js";
 import { RecordProblem, byteCode, syntaxProblem } from "../record-problem.js";
 import { checkValueColumn, decodeValueRecords } from "../value-records.js";
+import { missingWriterSchema } from "../writer-schema-source.js";
 import type { DecodePlan } from "./avro-plan.js";
 import { malformedAvroError } from "./avro-problems.js";
 import { AvroReader } from "./avro-reader.js";
@@ -147,7 +148,7 @@ class WriterPlans {
       const writer = this.options.writer as Extract<AvroWriterSchemas, { framing: "confluent" }>;
       const schema = writer.schemas.get(id);
       if (schema === undefined) {
-        throw syntaxProblem(`schema id ${id} is not among the writer schemas given (${[...writer.schemas.keys()].join(", ") || "none"})`);
+        throw syntaxProblem(missingWriterSchema(writer.schemas, id));
       }
       try {
         plan = decodePlanFor(schema, this.fields, this.options.readerSchema ?? null);

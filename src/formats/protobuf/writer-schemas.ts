@@ -1,6 +1,7 @@
 import { AnalysisError } from "../../errors/errors.js";
 import { schemaProblem } from "../record-problem.js";
 import type { RecordProblem } from "../record-problem.js";
+import { missingWriterSchema } from "../writer-schema-source.js";
 import { describeField, messageAt } from "./proto-descriptor.js";
 import type { ProtoField, ProtoFieldType, ProtoMessage, ProtoSchema } from "./proto-descriptor.js";
 
@@ -62,10 +63,7 @@ export class WriterSchemas {
 
   private check(schemaId: number, indexes: readonly number[]): RecordProblem | null {
     const schema = this.schemas.get(schemaId);
-    if (schema === undefined) {
-      const given = [...this.schemas.keys()].sort((a, b) => a - b);
-      return schemaProblem(`schema id ${schemaId} is not among the writer schemas given (${given.length > 0 ? `ids ${given.join(", ")}` : "none"})`);
-    }
+    if (schema === undefined) return schemaProblem(missingWriterSchema(this.schemas, schemaId));
     const writer = messageAt(schema, indexes);
     const where = `schema id ${schemaId} message index [${indexes.join(", ")}]`;
     if (writer === undefined) return schemaProblem(`${where} names no message of that schema`);
