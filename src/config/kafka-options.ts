@@ -2,6 +2,7 @@ import { z } from "zod";
 import { OptionError } from "../errors/errors.js";
 import { parseDuration } from "./duration.js";
 import { checkKafkaSecurityOptions, kafkaSecurityOptions } from "./kafka-security-options.js";
+import { kafkaValueOptions } from "./kafka-value-options.js";
 import { badRecordOptions } from "./options.js";
 
 /**
@@ -64,7 +65,9 @@ export const kafkaSourceSchema = z
     "fetchOffset.retryIntervalMs": nonNegativeInt("fetchOffset.retryIntervalMs").default(1_000),
     /** Largest fetch response per partition, in bytes (the Kafka consumer's max.partition.fetch.bytes). */
     "kafka.max.partition.fetch.bytes": positiveLong("kafka.max.partition.fetch.bytes").default(8 * 1024 * 1024),
-    /** With a schema: what to do with values that are not valid JSON for it (as the JSON source). */
+    /** With a schema: how values are encoded (JSON by default, Avro, Protobuf). */
+    ...kafkaValueOptions,
+    /** With a schema: what to do with values that cannot be decoded into it (as the JSON source). */
     ...badRecordOptions,
     /** With a schema: malformed records are also written, unchanged, to this topic. */
     deadLetterTopic: z.string().min(1).optional(),

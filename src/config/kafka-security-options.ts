@@ -88,7 +88,8 @@ export function securityOptionsOf(o: KafkaSecurityOptions): KafkaSecurityOptions
 
 /**
  * Options whose values are secrets: never shown in errors, progress, logs, `explain()` or the
- * checkpoint. (The JAAS line holds the password; key material is as secret as a password.)
+ * checkpoint. (The JAAS line holds the password; key material is as secret as a password; the
+ * schema registry's credentials, which a source reading Avro or Protobuf takes beside Kafka's.)
  */
 export const SECRET_OPTIONS: ReadonlySet<string> = new Set([
   "kafka.sasl.jaas.config",
@@ -96,6 +97,8 @@ export const SECRET_OPTIONS: ReadonlySet<string> = new Set([
   "kafka.ssl.keystore.password",
   "kafka.ssl.key.password",
   "kafka.ssl.keystore.key",
+  "basic.auth.user.info",
+  "bearer.auth.token",
 ]);
 
 const TLS_ONLY = [

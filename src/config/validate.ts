@@ -12,8 +12,10 @@ export function validateOptions<T extends z.ZodType>(schema: T, input: unknown, 
   const lines = result.error.issues.map((issue) => {
     const path = issue.path.length ? issue.path.join(".") : "(options)";
     const given = valueAt(input, issue.path as PropertyKey[]);
-    // A secret's value is never repeated, not even when it is wrong.
-    const shown = given === undefined || SECRET_OPTIONS.has(path) ? "" : ` (got ${JSON.stringify(given)})`;
+    // A secret's value is never repeated, not even when it is wrong; nor is the whole map of
+    // options (an unknown key's issue is the map's), which would repeat every secret in it.
+    const whole = issue.path.length === 0 && given !== null && typeof given === "object";
+    const shown = given === undefined || whole || SECRET_OPTIONS.has(path) ? "" : ` (got ${JSON.stringify(given)})`;
     return `option "${path}": ${issue.message}${shown}`;
   });
   throw new OptionError(`${where}: ${lines.join("; ")}`);

@@ -264,6 +264,15 @@ const PREFIXED_OWN_OPTIONS: Readonly<Record<string, keyof SchemaRegistryOptions>
 };
 
 /**
+ * Whether a source's, sink's or function's option is a schema registry option: `schema.registry.*`,
+ * `basic.auth.*` or `bearer.auth.*`. `registryOptionsIn` takes these and leaves every other option
+ * to its owner.
+ */
+export function isRegistryOption(key: string): boolean {
+  return key.startsWith("schema.registry.") || key.startsWith("basic.auth.") || key.startsWith("bearer.auth.");
+}
+
+/**
  * The schema registry options among the options of a source, a sink or a function (`schema.registry.url`,
  * `basic.auth.*`, `bearer.auth.*`, and `schema.registry.requestTimeoutMs` / `maxRetries` /
  * `retryBackoffMs`); undefined when `schema.registry.url` is not among them. Other options are left for
@@ -273,12 +282,12 @@ export function registryOptionsIn(options: Readonly<Record<string, unknown>>, wh
   const picked: Record<string, unknown> = {};
   const given: string[] = [];
   for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) continue;
+    if (value === undefined || !isRegistryOption(key)) continue;
     if (key in PREFIXED_OWN_OPTIONS) picked[PREFIXED_OWN_OPTIONS[key]!] = value;
-    else if (key === URL_OPTION || key.startsWith("basic.auth.") || key.startsWith("bearer.auth.")) picked[key] = value;
-    else if (key.startsWith("schema.registry.")) {
+    else if (key === URL_OPTION || !key.startsWith("schema.registry.")) picked[key] = value;
+    else {
       throw new OptionError(`${where}: unknown option "${key}"; the schema registry options are ${URL_OPTION}, basic.auth.*, bearer.auth.* and ${Object.keys(PREFIXED_OWN_OPTIONS).join(", ")}`);
-    } else continue;
+    }
     given.push(key);
   }
   if (picked[URL_OPTION] === undefined) {
@@ -286,7 +295,14 @@ export function registryOptionsIn(options: Readonly<Record<string, unknown>>, wh
     if (stray !== undefined) throw new OptionError(`${where}: ${stray} is set but ${URL_OPTION} is not: set the registry's URL too, or drop ${stray}`);
     return undefined;
   }
-  // Checked now, so that a wrong option fails where it was given rather than in a worker.
-  resolveSchemaRegistryOptions(picked as unknown as SchemaRegistryOptions, where);
+  // Checked now, so that a wrong option fails where it was given rather than in a worker, under the name it was given by.
+  try {
+    resolveSchemaRegistryOptions(picked as unknown as SchemaRegistryOptions, where);
+  } catch (e) {
+    if (!(e instanceof OptionError)) throw e;
+    let message = e.message;
+    for (const [asGiven, own] of Object.entries(PREFIXED_OWN_OPTIONS)) message = message.replaceAll(`option "${own}":`, `option "${asGiven}":`);
+    throw new OptionError(message, { cause: e });
+  }
   return picked as unknown as SchemaRegistryOptions;
 }

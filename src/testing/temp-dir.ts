@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -17,4 +17,12 @@ export function tempDir(prefix = "sluice-test-") {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every file under `dir`, at any depth: what a test scans for text that must not be written anywhere (a secret). */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? filesUnder(file) : [file];
+  });
 }

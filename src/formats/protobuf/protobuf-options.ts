@@ -59,6 +59,16 @@ const schema = z.object({
 
 const KNOWN = new Set(Object.keys(schema.shape));
 
+/**
+ * Whether an option of a source that reads Protobuf is one of Spark's from_protobuf options
+ * (`emit.default.values` and the like, any case) that `protobufReadOptions` checks. `mode` is not
+ * counted: a source has its own.
+ */
+export function isProtobufReadOption(key: string): boolean {
+  const lower = key.toLowerCase();
+  return lower !== "mode" && KNOWN.has(lower);
+}
+
 /** The settings of decodeProtobufValues that Spark-style options ask for. */
 export function protobufReadOptions(options: Readonly<Record<string, unknown>>, where = "from_protobuf options"): ProtobufReadSettings {
   // Spark's option maps are case-insensitive; only the options named here are looked at.

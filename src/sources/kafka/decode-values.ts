@@ -1,16 +1,17 @@
 import { type Batch, makeBatch, readNumbers, readValidity } from "../../batch/batch.js";
-import { decodeJsonValues } from "../../formats/index.js";
+import { decodeFormattedValues } from "../../formats/value-format.js";
 import { gatherColumn } from "../../kernels/gather.js";
 import type { KafkaValueDecoding } from "./kafka-split.js";
 import { sendToDeadLetterTopic } from "./dead-letter.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
+import { batchDecoding } from "./value-writer-schemas.js";
 
 /**
  * Turns a batch of raw Kafka columns into the record schema's columns followed by Kafka's
- * metadata columns, decoding each value's JSON straight from the value column's bytes. Malformed
- * values follow the source's `mode`, and with a dead-letter topic are also written there as they
- * came, with headers naming where they were read. `raw` may hold headers for the dead letters
- * alone: they are kept only with `includeHeaders`.
+ * metadata columns, decoding each value (JSON, Avro or Protobuf, Confluent-framed or plain) straight
+ * from the value column's bytes. Malformed values follow the source's `mode`, and with a dead-letter
+ * topic are also written there as they came, with headers naming where they were read. `raw` may
+ * hold headers for the dead letters alone: they are kept only with `includeHeaders`.
  */
 export async function decodeKafkaValues(
   raw: Batch,
@@ -21,11 +22,15 @@ export async function decodeKafkaValues(
 ): Promise<{ batch: Batch; numMalformed: number }> {
   const valueIndex = raw.fields.findIndex((f) => f.name === "value");
   const value = raw.columns[valueIndex]!;
+  const column = { bytes: value.values as Uint8Array, offsets: value.valueOffsets as Int32Array, validity: readValidity(value) };
   const offsets = readNumbers(raw.columns[raw.fields.findIndex((f) => f.name === "offset")]!);
-  const result = decodeJsonValues(value.values as Uint8Array, value.valueOffsets as Int32Array, readValidity(value), decoding.fields, {
+  const { format, writerSchemas } = await batchDecoding(decoding, column);
+  const result = decodeFormattedValues(format, column, decoding.fields, {
     mode: decoding.mode,
-    columnNameOfCorruptRecord: decoding.columnNameOfCorruptRecord,
+    // Avro has no corrupt-record column, as Spark's from_avro.
+    columnNameOfCorruptRecord: format.kind === "avro" ? undefined : decoding.columnNameOfCorruptRecord,
     describeRecord: (i) => `topic ${where.topic} partition ${where.partition} offset ${offsets[i]}`,
+    writerSchemas,
   });
   if (decoding.deadLetterTopic && result.malformedRows.length > 0) {
     await sendToDeadLetterTopic(connection, decoding.deadLetterTopic, raw, result.malformedRows, where);

@@ -1,7 +1,7 @@
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { OptionError } from "../../errors/errors.js";
-import type { Fields } from "../../types/dtype.js";
-import type { KafkaSplit } from "./kafka-split.js";
+import type { ResolvedValues } from "./kafka-value-format.js";
+import type { KafkaSplit, KafkaValueDecoding } from "./kafka-split.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
 import { resolveKafkaSecurity } from "./kafka-security.js";
 import type { KafkaMetadata, LookupPolicy, SubscriptionStrategy } from "./kafka-metadata.js";
@@ -110,12 +110,18 @@ export async function resolveOffsetSpec(
   return out;
 }
 
-/** One task per (split) offset range. */
-export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], valueFields: Fields | null): KafkaSplit[] {
+/** One task per (split) offset range; `values` with the format resolved on the driver (resolveValues). */
+export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], values: ResolvedValues | null): KafkaSplit[] {
   const connection = connectionOf(o);
-  const values = valueFields
-    ? { fields: valueFields, mode: o.mode, columnNameOfCorruptRecord: o.columnNameOfCorruptRecord, deadLetterTopic: o.deadLetterTopic ?? null }
-    : null;
+  const decoding: KafkaValueDecoding | null = values && {
+    fields: values.fields,
+    format: values.format,
+    mode: o.mode,
+    columnNameOfCorruptRecord: o.columnNameOfCorruptRecord,
+    deadLetterTopic: o.deadLetterTopic ?? null,
+    registry: values.spec.registry,
+    readerSchemaOfColumns: values.spec.readerSchemaOfColumns,
+  };
   return splitRanges(ranges, o.minPartitions).map((r) => ({
     kind: "kafka" as const,
     topic: r.topic,
@@ -127,6 +133,6 @@ export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[
     includeHeaders: o.includeHeaders,
     maxPartitionFetchBytes: o["kafka.max.partition.fetch.bytes"],
     pollTimeoutMs: o["kafkaConsumer.pollTimeoutMs"],
-    values,
+    values: decoding,
   }));
 }

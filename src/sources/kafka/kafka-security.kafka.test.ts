@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { Partitioners } from "kafkajs";
@@ -9,6 +9,7 @@ import type { Session } from "../../api/session.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaClient, withAdmin } from "../../testing/kafka.js";
 import { listener, plainJaas, SASL_USER, scramJaas, tlsFile, TLS_STORE_PASSWORD, unsecuredJwt, type SecureListener } from "../../testing/kafka-secure.js";
+import { filesUnder } from "../../testing/temp-dir.js";
 
 type Options = Record<string, string | number | boolean>;
 
@@ -261,10 +262,3 @@ describe("Kafka over TLS and SASL against the real broker", () => {
       }));
   });
 });
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}

@@ -1,12 +1,15 @@
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
-import type { Fields } from "../../types/dtype.js";
+import type { KafkaValues } from "./kafka-desc.js";
 import type { KafkaSplit } from "./kafka-split.js";
 import { KafkaMetadata } from "./kafka-metadata.js";
 import { connectionOf, kafkaSplits, lookupPolicyOf, resolveOffsetSpec, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
+import { resolveValues } from "./kafka-value-format.js";
 import { tpKey } from "./partition-offsets.js";
 
 /** A batch read of Kafka (`read.format("kafka")`): startingOffsets (default earliest) to endingOffsets (default latest). */
-export async function kafkaStaticSplits(o: KafkaSourceOptions, valueFields: Fields | null): Promise<KafkaSplit[]> {
+export async function kafkaStaticSplits(o: KafkaSourceOptions, values: KafkaValues | null): Promise<KafkaSplit[]> {
+  // First, so that a schema that cannot be read fails before any broker is asked.
+  const resolved = await resolveValues(values);
   const metadata = new KafkaMetadata(connectionOf(o), lookupPolicyOf(o));
   try {
     const partitions = await metadata.partitions(strategyOf(o));
@@ -15,7 +18,7 @@ export async function kafkaStaticSplits(o: KafkaSourceOptions, valueFields: Fiel
     return kafkaSplits(
       o,
       partitions.map((tp) => ({ ...tp, start: start.get(tpKey(tp))!, end: end.get(tpKey(tp))! })),
-      valueFields,
+      resolved,
     );
   } finally {
     metadata.close();

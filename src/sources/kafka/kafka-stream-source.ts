@@ -3,13 +3,14 @@ import { BatchLog } from "../../checkpoint/batch-log.js";
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { SluiceError } from "../../errors/errors.js";
 import { z } from "zod";
-import type { Fields } from "../../types/dtype.js";
 import type { StreamSource } from "../source.js";
+import type { KafkaValues } from "./kafka-desc.js";
 import { kafkaKind } from "./kafka-kind.js";
 import type { KafkaSplit } from "./kafka-split.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KafkaMetadata, type SubscriptionStrategy } from "./kafka-metadata.js";
 import { connectionOf, kafkaSplits, lookupPolicyOf, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
+import { resolveValues, type ResolvedValues } from "./kafka-value-format.js";
 import { lagMetrics, limitByBacklog, type OffsetRange } from "./offset-ranges.js";
 import { type PartitionOffsets, partitionsOf, type TopicPartition, toPartitionOffsets, tpKey } from "./partition-offsets.js";
 
@@ -30,14 +31,23 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
   /** Latest offsets seen by the last `latestOffset`, for progress and lag. */
   private latestSeen = new Map<string, number>();
   private lastTriggerMs: number;
+  /**
+   * The values' format, resolved once per run (a Protobuf schema is parsed here, on the driver);
+   * awaited before the first offsets are planned, so that a schema that cannot be read fails the
+   * query before any batch.
+   */
+  private readonly values: Promise<ResolvedValues | null>;
 
   constructor(
     private readonly options: KafkaSourceOptions,
-    private readonly valueFields: Fields | null,
+    values: KafkaValues | null,
     sourceDir: string,
     private readonly now: () => number = Date.now,
   ) {
-    this.description = kafkaKind.describe({ format: "kafka", options, valueFields, fields: [] });
+    this.description = kafkaKind.describe({ format: "kafka", options, valueFields: values?.fields ?? null, values: values?.spec ?? null, fields: [] });
+    this.values = resolveValues(values);
+    // Its failure is reported where it is awaited; until then it must not count as unhandled.
+    this.values.catch(() => undefined);
     this.metadata = new KafkaMetadata(connectionOf(options), lookupPolicyOf(options));
     this.strategy = strategyOf(options);
     this.initialLog = new BatchLog(path.join(sourceDir, "initial"));
@@ -51,6 +61,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
 
   /** Resolved once and written under the checkpoint, so "latest" means the same after a restart. */
   async initialOffset(): Promise<PartitionOffsets> {
+    await this.values;
     const logged = await this.initialLog.get(0);
     if (logged) return logged;
     const partitions = await this.metadata.partitions(this.strategy);
@@ -65,6 +76,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
   }
 
   async latestOffset(from: PartitionOffsets): Promise<PartitionOffsets> {
+    await this.values;
     const known = partitionsOf(from);
     let view = await this.clusterView();
     // A broker that has just taken over a partition's leadership (after a restart, or a stall long
@@ -133,7 +145,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
       start: from[tp.topic]?.[String(tp.partition)] ?? earliestFresh.get(tpKey(tp))!,
       end: end[tp.topic]![String(tp.partition)]!,
     }));
-    return kafkaSplits(this.options, ranges, this.valueFields);
+    return kafkaSplits(this.options, ranges, await this.values);
   }
 
   commit(end: PartitionOffsets): void {
