@@ -59,6 +59,15 @@ export {
   type ToAvroOptions,
   type ToProtobufOptions,
 } from "./api/value-functions.js";
+// Schemas for the functions above: Protobuf descriptors (protobufjs is loaded on the first parse),
+// Avro schemas and the record to_avro writes, and a client of a Confluent-compatible schema registry.
+export { parseProtoSchema, protoSchemaFromDescriptorSet, type ProtoParseOptions } from "./formats/protobuf/proto-schema.js";
+export type { ProtoSchema, ProtoMessage } from "./formats/protobuf/proto-descriptor.js";
+export { parseAvroSchema } from "./formats/avro/avro-schema.js";
+export type { AvroSchema } from "./formats/avro/avro-schema-types.js";
+export { avroSchemaOfFields } from "./formats/avro/avro-columns.js";
+export { SchemaRegistryClient } from "./schema-registry/registry-client.js";
+export type { SchemaRegistryOptions } from "./schema-registry/registry-options.js";
 export { StreamingQuery } from "./runtime/streaming-query.js";
 export { StreamingQueryManager } from "./runtime/query-manager.js";
 export type {
