@@ -18,6 +18,13 @@ export function readValidity(data: arrow.Data): Uint8Array | null {
   return out;
 }
 
+/** The first valid row of `data` for which `bad(i)` holds, or -1: the slow path that finds the row a check failed at. */
+export function firstValidWhere(data: arrow.Data, bad: (i: number) => boolean): number {
+  const valid = readValidity(data);
+  for (let i = 0; i < data.length; i++) if ((valid === null || valid[i] === 1) && bad(i)) return i;
+  return -1;
+}
+
 /** Validity bitmap from a per-row "is valid" byte array; no bitmap when every row is valid. */
 export function validityFromBytes(valid: Uint8Array, length: number): { bitmap: Uint8Array | undefined; nullCount: number } {
   let nullCount = 0;
