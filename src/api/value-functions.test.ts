@@ -112,7 +112,14 @@ describe("Avro and Protobuf functions refuse what cannot work, naming the fix", 
       const writer = { type: "record", name: "topLevelRecord", fields: [{ name: "id", type: "int" }] };
       const Total = z.object({ id: z.int32(), total: z.int32() });
       expect(() => raw.select(from_avro(col("value"), Total, { avroSchema: writer }))).toThrow(AnalysisError);
-      expect(() => raw.select(from_avro(col("value"), Total, { avroSchema: writer }))).toThrow(/^from_avro\(\): column "total" is not nullable, but the writer's record topLevelRecord has no field "total"/);
+      expect(() => raw.select(from_avro(col("value"), Total, { avroSchema: writer }))).toThrow(
+        new AnalysisError(
+          'from_avro(): column "total" is not a field of the Avro record topLevelRecord in avroSchema; its fields are id: add the field (with a default, for values written without it), or remove the column',
+        ),
+      );
+      // A column of the wrong type for its field: the decoder's own words, at select().
+      const Id = z.object({ id: z.string() });
+      expect(() => raw.select(from_avro(col("value"), Id, { avroSchema: writer }))).toThrow(/^from_avro\(\): .*"id"/);
     }));
 
   it("from_avro refuses DROPMALFORMED in a select, an unknown option, and registry options without the URL", () => {

@@ -3,10 +3,10 @@ import { validateOptions } from "../config/validate.js";
 import { OptionError } from "../errors/errors.js";
 import type { RegistryTarget } from "../expr/ast.js";
 import { parseAvroSchema } from "../formats/avro/avro-schema.js";
-import { avroSchemaOfFields } from "../formats/avro/avro-columns.js";
+import { avroSchemaOfFields, checkColumnsInRecord } from "../formats/avro/avro-columns.js";
 import { messageIndexesOf, messageNamed, type ProtoSchema } from "../formats/protobuf/proto-descriptor.js";
-import { protobufReadOptions } from "../formats/protobuf/protobuf-options.js";
-import { registryOptionsIn, type SchemaRegistryOptions } from "../schema-registry/registry-options.js";
+import { isProtobufReadOption, protobufReadOptions } from "../formats/protobuf/protobuf-options.js";
+import { isRegistryOption, registryOptionsIn, type SchemaRegistryOptions } from "../schema-registry/registry-options.js";
 import { subjectName, subjectNameStrategies } from "../schema-registry/subject-names.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
 import type { ColType, SchemaShape } from "../types/dtype.js";
@@ -54,8 +54,7 @@ function ownOptions<T extends z.ZodRawShape>(fn: string, shape: T, options: obje
   return validateOptions(z.strictObject(shape), own, `${fn} options`);
 }
 
-const isRegistryKey = (k: string) => k.startsWith("schema.registry.") || k.startsWith("basic.auth.") || k.startsWith("bearer.auth.");
-const isTargetKey = (k: string) => isRegistryKey(k) || k.endsWith(".subject.name.strategy");
+const isTargetKey = (k: string) => isRegistryOption(k) || k.endsWith(".subject.name.strategy");
 
 const avroSchemaOption = z.union([z.string(), z.record(z.string(), z.unknown())], { error: "avroSchema must be the Avro schema: JSON text or a parsed object" }).optional();
 
@@ -81,12 +80,13 @@ export interface FromAvroOptions extends RegistryOptions {
  */
 export function from_avro<C extends AnyColumn, Z extends z.ZodObject<any>>(c: C, schema: Z, options: FromAvroOptions = {}): DecodedColumns<NullableShape<SchemaOfZod<Z>>, R<C>> {
   const fn = "from_avro()";
-  const o = ownOptions(fn, { avroSchema: avroSchemaOption, mode: selectMode(fn, "FAILFAST") }, options, isRegistryKey);
+  const o = ownOptions(fn, { avroSchema: avroSchemaOption, mode: selectMode(fn, "FAILFAST") }, options, isRegistryOption);
   const registry = registryOptionsIn(options as Readonly<Record<string, unknown>>, `${fn} options`) ?? null;
   const fields = fieldsFromZod(schema);
   // Without a schema of the user's, the columns are the reader (any writer record name will do), and
   // plain values are taken to be written as to_avro writes these columns.
   const given = o.avroSchema === undefined ? null : parseAvroSchema(o.avroSchema as string | object);
+  if (given !== null) checkColumnsInRecord(given, fields, fn);
   const writerSchema = registry !== null ? null : (given ?? parseAvroSchema(avroSchemaOfFields(fields)));
   return new DecodedColumns({
     kind: "decodeValues",
@@ -126,10 +126,10 @@ export function from_protobuf<C extends AnyColumn, Z extends z.ZodObject<any>>(
 ): DecodedColumns<NullableShape<SchemaOfZod<Z>>, R<C>> {
   const fn = "from_protobuf()";
   const registry = registryOptionsIn(options as Readonly<Record<string, unknown>>, `${fn} options`) ?? null;
-  const own = Object.fromEntries(Object.entries(options).filter(([k]) => !isRegistryKey(k)));
+  const own = Object.fromEntries(Object.entries(options).filter(([k]) => !isRegistryOption(k)));
   const mode = validateOptions(z.object({ mode: selectMode(fn, "FAILFAST") }), { mode: own.mode }, `${fn} options`).mode;
   const read = protobufReadOptions(own, `${fn} options`);
-  const unknown = Object.keys(own).filter((k) => !["mode", "emit.default.values", "enums.as.ints", "upcast.unsigned.ints"].includes(k.toLowerCase()));
+  const unknown = Object.keys(own).filter((k) => k !== "mode" && !isProtobufReadOption(k));
   if (unknown.length > 0) throw new OptionError(`${fn} options: unknown option(s) ${unknown.map((k) => `"${k}"`).join(", ")}`);
   return new DecodedColumns({
     kind: "decodeValues",

@@ -1,6 +1,6 @@
 import type * as arrow from "apache-arrow";
 import { binaryColumn, emptyBatch, type Batch } from "../batch/batch.js";
-import { InternalError } from "../errors/errors.js";
+import { AnalysisError } from "../errors/errors.js";
 import type { Fields } from "../types/dtype.js";
 import { avroSchemaOfFields, type AvroRecordNaming } from "./avro/avro-columns.js";
 import { encodeAvroValues } from "./avro/avro-encode.js";
@@ -46,7 +46,7 @@ export function checkValueEncoding(encoding: ValueEncoding, fields: Fields, fn: 
   try {
     encodeFormattedValues(encoding, emptyBatch(fields), undefined);
   } catch (e) {
-    if (e instanceof Error && !(e instanceof InternalError)) e.message = `${fn}: ${e.message}`;
+    if (e instanceof AnalysisError) throw new AnalysisError(`${fn}: ${e.message}`, { cause: e });
     throw e;
   }
 }

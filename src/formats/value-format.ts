@@ -1,4 +1,4 @@
-import { InternalError } from "../errors/errors.js";
+import { AnalysisError } from "../errors/errors.js";
 import type { Fields } from "../types/dtype.js";
 import { decodeAvroValues, schemaIdsIn as avroSchemaIds } from "./avro/avro-values.js";
 import type { AvroSchema } from "./avro/avro-schema-types.js";
@@ -110,15 +110,24 @@ export function decodeFormattedValues(format: ValueFormat, column: ValueColumn, 
 const NO_VALUES: ValueColumn = { bytes: new Uint8Array(0), offsets: new Int32Array(1), validity: null };
 
 /**
- * Checks that `fields` can be read from values of `format` (names, types, the reader schema), so that
- * a query fails when it is defined rather than on its first batch: the decoders' own checks, run on
- * no values. An AnalysisError names `fn` and the field.
+ * Checks that `fields` can be read from values of `format`, so that a wrong declaration fails when the
+ * query is defined rather than on its first record: the decoders' own checks, run on no values (each
+ * column names a field of the schema and has the type that field reads as; the corrupt-record column
+ * is a nullable binary one for Protobuf). Values in the Confluent wire format are checked against the
+ * reader's schema, their writer schemas coming with the records; Avro read by the columns alone has
+ * nothing to check before then. The AnalysisError keeps the decoder's words, which name the column,
+ * after `where`.
  */
-export function checkValueFormat(format: ValueFormat, fields: Fields, fn: string): void {
+export function checkValueFormat(format: ValueFormat, fields: Fields, where: string, columnNameOfCorruptRecord?: string): void {
+  let checked = format;
+  if (format.kind === "avro" && format.writerSchema === null) {
+    if (format.readerSchema === null) return;
+    checked = { ...format, writerSchema: format.readerSchema };
+  } else if (format.kind === "protobuf") checked = { ...format, confluent: false };
   try {
-    decodeFormattedValues(format, NO_VALUES, fields, { mode: "FAILFAST", describeRecord: (i) => `record ${i}` });
+    decodeFormattedValues(checked, NO_VALUES, fields, { mode: "FAILFAST", describeRecord: (i) => `record ${i}`, columnNameOfCorruptRecord });
   } catch (e) {
-    if (e instanceof Error && !(e instanceof InternalError)) e.message = `${fn}: ${e.message}`;
+    if (e instanceof AnalysisError) throw new AnalysisError(`${where}: ${e.message}`, { cause: e });
     throw e;
   }
 }

@@ -134,9 +134,10 @@ describe("a query reading Avro values through the schema registry, the registry 
         // Each of the task's 4 attempts (the worker pool's default) spends the registry's 4 attempts, 200 ms apart, then gives up.
         expect(waited).toBeGreaterThanOrEqual(4 * 600);
         expect(waited).toBeLessThan(15_000);
-        // The query's error, then the task's, from the worker thread (rebuilt there by name: the class stays in the worker).
+        // The query's error, then the task's, rebuilt on the driver from the worker thread's.
         const [query, task] = causes(down.exception!);
         expect([query!.name, task!.name]).toEqual(["StreamingQueryException", "SchemaRegistryError"]);
+        expect(task).toBeInstanceOf(SchemaRegistryError);
         expect(task!.message).toBe(unreachable(`GET /schemas/ids/${id}`));
         expect(query!.message).toMatch(/terminated with exception: cannot reach the schema registry at /);
         // The batch was planned (its offsets logged) but never committed, and the sink never saw it.

@@ -4,6 +4,7 @@ import type { AvroSchema } from "../formats/avro/avro-schema-types.js";
 import type { ProtoSchema } from "../formats/protobuf/proto-descriptor.js";
 import { parseProtoSchema } from "../formats/protobuf/proto-schema.js";
 import type { WriterSchemasById } from "../formats/value-format.js";
+import { WriterSchemasFrom } from "../formats/writer-schema-source.js";
 import type { RegisteredSchema, SchemaReference } from "./registry-answers.js";
 import { processRegistryClient } from "./process-clients.js";
 import type { SchemaRegistryClient } from "./registry-client.js";
@@ -34,27 +35,30 @@ export class WriterSchemaFetcher {
 
   constructor(readonly client: SchemaRegistryClient) {}
 
-  /** The writer schemas of `ids`, fetched and parsed as `kind`; ids the registry does not have are left out. */
+  /**
+   * The writer schemas of `ids`, fetched and parsed as `kind`; ids the registry does not have are left
+   * out, and a decoder's message for their records names the registry.
+   */
   async fetch(kind: WriterSchemaKind, ids: readonly number[]): Promise<WriterSchemasById> {
     const parsed = await Promise.all(ids.map((id) => this.parsed.get(key(kind, id), () => this.fetchOne(kind, id))));
-    const out = new Map<number, Parsed>();
-    ids.forEach((id, i) => {
-      this.ready.set(key(kind, id), parsed[i]);
-      if (parsed[i] !== undefined) out.set(id, parsed[i]!);
-    });
-    return out;
+    ids.forEach((id, i) => this.ready.set(key(kind, id), parsed[i]));
+    return this.schemasOf(ids.flatMap((id, i) => (parsed[i] === undefined ? [] : [[id, parsed[i]!] as const])));
   }
 
   /** The writer schemas of `ids` when every one has been fetched already; undefined when one has not. */
   known(kind: WriterSchemaKind, ids: readonly number[]): WriterSchemasById | undefined {
-    const out = new Map<number, Parsed>();
+    const out: (readonly [number, Parsed])[] = [];
     for (const id of ids) {
       const k = key(kind, id);
       if (!this.ready.has(k)) return undefined;
       const schema = this.ready.get(k);
-      if (schema !== undefined) out.set(id, schema);
+      if (schema !== undefined) out.push([id, schema]);
     }
-    return out;
+    return this.schemasOf(out);
+  }
+
+  private schemasOf(entries: Iterable<readonly [number, Parsed]>): WriterSchemasById {
+    return new WriterSchemasFrom(entries, `the schema registry at ${this.client.url}`);
   }
 
   private async fetchOne(kind: WriterSchemaKind, id: number): Promise<Parsed | undefined> {

@@ -1,4 +1,4 @@
-import { AnalysisError, CheckpointError, MalformedRecordError, NumericRangeError, OptionError, SluiceError } from "../errors/errors.js";
+import { AnalysisError, CheckpointError, MalformedRecordError, NumericRangeError, OptionError, SchemaRegistryError, SluiceError } from "../errors/errors.js";
 
 /**
  * Errors across the thread boundary. Structured clone keeps only the message of an error and
@@ -22,6 +22,8 @@ export interface PackedError {
   /** MalformedRecordError's position. */
   readonly file: string | undefined;
   readonly line: number | undefined;
+  /** SchemaRegistryError's request and answer. */
+  readonly registry?: { readonly url: string; readonly request: string; readonly status: number | undefined; readonly errorCode: number | undefined };
   readonly cause: PackedError | undefined;
 }
 
@@ -31,6 +33,11 @@ type Rebuild = (p: PackedError) => Error;
 const KNOWN: readonly (readonly [string, abstract new (...args: never[]) => Error, Rebuild])[] = [
   ["MalformedRecordError", MalformedRecordError, (p) => new MalformedRecordError(p.message, p.file, p.line)],
   ["AnalysisError", AnalysisError, (p) => new AnalysisError(p.message)],
+  [
+    "SchemaRegistryError",
+    SchemaRegistryError,
+    (p) => new SchemaRegistryError(p.message, p.registry?.url ?? "", p.registry?.request ?? "", p.registry?.status, p.registry?.errorCode),
+  ],
   ["OptionError", OptionError, (p) => new OptionError(p.message)],
   ["CheckpointError", CheckpointError, (p) => new CheckpointError(p.message)],
   ["NumericRangeError", NumericRangeError, (p) => new NumericRangeError(p.message)],
@@ -61,6 +68,9 @@ export function packError(error: unknown, depth = 0): PackedError {
     code: typeof code === "string" ? code : undefined,
     file: error instanceof MalformedRecordError ? error.file : undefined,
     line: error instanceof MalformedRecordError ? error.line : undefined,
+    ...(error instanceof SchemaRegistryError
+      ? { registry: { url: error.url, request: error.request, status: error.status, errorCode: error.errorCode } }
+      : {}),
     cause,
   };
 }

@@ -2,7 +2,7 @@ import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { boolColumn, field, float64Column, makeBatch, readNumbers, validityFromBytes, type Batch } from "../batch/batch.js";
 import { batchToRows, rowsToBatch } from "../batch/rows.js";
-import { AnalysisError, MalformedRecordError, NumericRangeError, SluiceError } from "../errors/errors.js";
+import { AnalysisError, MalformedRecordError, NumericRangeError, SchemaRegistryError, SluiceError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
 import type { Task } from "./protocol.js";
 import { rowsOf, sampleBatch } from "./testing/sample-batch.js";
@@ -189,6 +189,9 @@ describe("packError / unpackError", () => {
     expect(m).toMatchObject({ name: "MalformedRecordError", message: "bad line", file: "/in.jsonl", line: 12 });
     expect(roundTrip(new AnalysisError("no column"))).toBeInstanceOf(AnalysisError);
     expect(roundTrip(new NumericRangeError("beyond 2^53"))).toBeInstanceOf(NumericRangeError);
+    const registry = roundTrip(new SchemaRegistryError("no such schema", "http://127.0.0.1:1", "GET /schemas/ids/9", 404, 40403));
+    expect(registry).toBeInstanceOf(SchemaRegistryError);
+    expect(registry).toMatchObject({ message: "no such schema", url: "http://127.0.0.1:1", request: "GET /schemas/ids/9", status: 404, errorCode: 40403 });
     const r = roundTrip(new RangeError("too big"));
     expect(r).toBeInstanceOf(RangeError);
     expect(r.stack).toContain("too big");

@@ -97,6 +97,23 @@ export function fieldsOfAvroSchema(schema: AvroSchema): Fields {
   return schema.fields.map((f): Field => ({ name: f.name, ...columnTypeOfAvro(f.type, f.name) }));
 }
 
+/**
+ * Every column names a field of the user's record schema. Avro resolution would read a nullable
+ * column the schema lacks as null in every row; a declared column that the schema does not have is a
+ * mistake (a misspelt name) to report, not to hide.
+ */
+export function checkColumnsInRecord(schema: AvroSchema, fields: Fields, where: string): void {
+  if (schema.type !== "record") return;
+  const names = new Set(schema.fields.map((f) => f.name));
+  const missing = fields.find((f) => !names.has(f.name));
+  if (missing !== undefined) {
+    throw new AnalysisError(
+      `${where}: column "${missing.name}" is not a field of the Avro record ${schema.name} in avroSchema; its fields are ${[...names].join(", ") || "none"}: ` +
+        "add the field (with a default, for values written without it), or remove the column",
+    );
+  }
+}
+
 // ---- writing ----
 
 /** Spark's to_avro names the top-level record this when no name is given. */

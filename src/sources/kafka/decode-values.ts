@@ -4,7 +4,7 @@ import { gatherColumn } from "../../kernels/gather.js";
 import type { KafkaValueDecoding } from "./kafka-split.js";
 import { sendToDeadLetterTopic } from "./dead-letter.js";
 import type { KafkaConnectionOptions } from "./kafka-cluster.js";
-import { batchDecoding } from "./value-writer-schemas.js";
+import { batchWriterSchemas } from "./value-writer-schemas.js";
 
 /**
  * Turns a batch of raw Kafka columns into the record schema's columns followed by Kafka's
@@ -24,7 +24,8 @@ export async function decodeKafkaValues(
   const value = raw.columns[valueIndex]!;
   const column = { bytes: value.values as Uint8Array, offsets: value.valueOffsets as Int32Array, validity: readValidity(value) };
   const offsets = readNumbers(raw.columns[raw.fields.findIndex((f) => f.name === "offset")]!);
-  const { format, writerSchemas } = await batchDecoding(decoding, column);
+  const format = decoding.format;
+  const writerSchemas = await batchWriterSchemas(decoding, column);
   const result = decodeFormattedValues(format, column, decoding.fields, {
     mode: decoding.mode,
     // Avro has no corrupt-record column, as Spark's from_avro.

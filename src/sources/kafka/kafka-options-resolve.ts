@@ -120,7 +120,6 @@ export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[
     columnNameOfCorruptRecord: o.columnNameOfCorruptRecord,
     deadLetterTopic: o.deadLetterTopic ?? null,
     registry: values.spec.registry,
-    readerSchemaOfColumns: values.spec.readerSchemaOfColumns,
   };
   return splitRanges(ranges, o.minPartitions).map((r) => ({
     kind: "kafka" as const,

@@ -31,6 +31,4 @@ export interface KafkaValueDecoding {
   readonly deadLetterTopic: string | null;
   /** Where the writer schemas of values in the Confluent wire format come from (secrets included: never shown). */
   readonly registry: SchemaRegistryOptions | null;
-  /** Avro with the columns' own reader schema, named after the writers' records in the task (KafkaValueSpec). */
-  readonly readerSchemaOfColumns: boolean;
 }

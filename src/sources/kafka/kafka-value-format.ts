@@ -2,10 +2,9 @@ import { readFile } from "node:fs/promises";
 import { AnalysisError, OptionError } from "../../errors/errors.js";
 import { messageNamed, type ProtoMessage, type ProtoSchema } from "../../formats/protobuf/proto-descriptor.js";
 import { parseProtoSchema, protoSchemaFromDescriptorSet } from "../../formats/protobuf/proto-schema.js";
-import type { ValueFormat } from "../../formats/value-format.js";
+import { checkValueFormat, type ValueFormat } from "../../formats/value-format.js";
 import type { KafkaValues } from "./kafka-desc.js";
 import type { KafkaValueSpec, ProtobufToParse } from "./kafka-value-spec.js";
-import { checkReadableColumns } from "./readable-columns.js";
 
 /**
  * The value format a Kafka source's tasks decode with, on the driver, once per query run (or static
@@ -32,7 +31,7 @@ export async function resolveValueFormat(spec: KafkaValueSpec): Promise<ValueFor
     enumsAsInts: format.enumsAsInts,
     upcastUnsignedInts: format.upcastUnsignedInts,
   };
-  checkReadableColumns(resolved, format.declaredFields, format.columnNameOfCorruptRecord, `${format.where} (valueFormat protobuf)`);
+  checkValueFormat(resolved, format.declaredFields, `${format.where} (valueFormat protobuf)`, format.columnNameOfCorruptRecord);
   return resolved;
 }
 

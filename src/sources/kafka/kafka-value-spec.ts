@@ -1,14 +1,13 @@
 import { statSync } from "node:fs";
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { AnalysisError, OptionError } from "../../errors/errors.js";
-import { avroSchemaOfFields } from "../../formats/avro/avro-columns.js";
+import { checkColumnsInRecord } from "../../formats/avro/avro-columns.js";
 import { parseAvroSchema } from "../../formats/avro/avro-schema.js";
 import type { AvroSchema } from "../../formats/avro/avro-schema-types.js";
 import { isProtobufReadOption, protobufReadOptions } from "../../formats/protobuf/protobuf-options.js";
-import type { ValueFormat } from "../../formats/value-format.js";
+import { checkValueFormat, type ValueFormat } from "../../formats/value-format.js";
 import { isRegistryOption, registryOptionsIn, type SchemaRegistryOptions } from "../../schema-registry/registry-options.js";
 import type { Fields } from "../../types/dtype.js";
-import { checkReadableColumns } from "./readable-columns.js";
 
 /**
  * How the Kafka source decodes values into the record schema's columns, worked out from its options
@@ -21,12 +20,6 @@ export interface KafkaValueSpec {
   readonly format: ValueFormat | ProtobufToParse;
   /** Where writer schemas come from, for values in the Confluent wire format; null without schema.registry.url. */
   readonly registry: SchemaRegistryOptions | null;
-  /**
-   * Avro through a registry without avroSchema: the reader schema is the columns' own
-   * (avroSchemaOfFields), named in each task after the writers' records, which Avro resolution
-   * requires of a reader (see reader-of-columns.ts).
-   */
-  readonly readerSchemaOfColumns: boolean;
 }
 
 /** A Protobuf format whose schema is read and parsed on the driver when the query starts. */
@@ -78,7 +71,7 @@ export function kafkaValueSpec(raw: Readonly<Record<string, unknown>>, o: KafkaS
   const registry = registryOptionsIn(raw, where) ?? null;
   if (kind === "json") {
     if (registry !== null) fail("schema.registry.url applies to Avro and Protobuf values (the Confluent wire format), but valueFormat is json: set valueFormat to avro or protobuf, or remove the registry options");
-    return { format: { kind: "json" }, registry, readerSchemaOfColumns: false };
+    return { format: { kind: "json" }, registry };
   }
   if (kind === "avro") {
     if (raw["columnNameOfCorruptRecord"] !== undefined) {
@@ -86,7 +79,7 @@ export function kafkaValueSpec(raw: Readonly<Record<string, unknown>>, o: KafkaS
     }
     return avroSpec(o, fields, registry, where);
   }
-  return { format: protobufToParse(raw, o, fields, registry !== null, where), registry, readerSchemaOfColumns: false };
+  return { format: protobufToParse(raw, o, fields, registry !== null, where), registry };
 }
 
 function avroSpec(o: KafkaSourceOptions, fields: Fields, registry: SchemaRegistryOptions | null, where: string): KafkaValueSpec {
@@ -97,7 +90,7 @@ function avroSpec(o: KafkaSourceOptions, fields: Fields, registry: SchemaRegistr
     } catch (e) {
       throw new OptionError(`${where}: avroSchema: ${(e as Error).message}`, { cause: e });
     }
-    checkColumnsDeclared(schema, fields, where);
+    checkColumnsInRecord(schema, fields, `${where} (valueFormat avro)`);
   } else if (registry === null) {
     throw new OptionError(
       `${where}: valueFormat avro needs avroSchema, the writer schema of the values (plain Avro datums), or schema.registry.url for values in the Confluent wire format (writer schemas by id)`,
@@ -105,28 +98,11 @@ function avroSpec(o: KafkaSourceOptions, fields: Fields, registry: SchemaRegistr
   }
   const format: ValueFormat = {
     kind: "avro",
-    readerSchema: schema ?? parseAvroSchema(avroSchemaOfFields(fields)),
+    readerSchema: schema,
     writerSchema: registry === null ? schema : null,
   };
-  checkReadableColumns(format, fields, undefined, `${where} (valueFormat avro)`);
-  return { format, registry, readerSchemaOfColumns: schema === null };
-}
-
-/**
- * Every column names a field of the given record schema. Avro resolution would read a nullable
- * column the schema lacks as null in every row; a declared column that no schema has is a mistake
- * (a misspelt name) to report, not to hide.
- */
-function checkColumnsDeclared(schema: AvroSchema, fields: Fields, where: string): void {
-  if (schema.type !== "record") return;
-  const names = new Set(schema.fields.map((f) => f.name));
-  const missing = fields.find((f) => !names.has(f.name));
-  if (missing !== undefined) {
-    throw new AnalysisError(
-      `${where} (valueFormat avro): column "${missing.name}" is not a field of the Avro record ${schema.name} in avroSchema; its fields are ${[...names].join(", ") || "none"}: ` +
-        "add the field (with a default, for values written without it), or remove the column",
-    );
-  }
+  checkValueFormat(format, fields, `${where} (valueFormat avro)`);
+  return { format, registry };
 }
 
 function protobufToParse(raw: Readonly<Record<string, unknown>>, o: KafkaSourceOptions, fields: Fields, confluent: boolean, where: string): ProtobufToParse {
