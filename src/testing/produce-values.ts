@@ -4,7 +4,7 @@ import { Partitioners } from "kafkajs";
 import { rowsToBatch } from "../batch/rows.js";
 import type { EncodedValues } from "../formats/protobuf/protobuf-encode.js";
 import type { Fields } from "../types/dtype.js";
-import { kafkaClient } from "./kafka.js";
+import { createTopic, kafkaClient } from "./kafka.js";
 
 /** Each encoded row's bytes as a value of its own. */
 export function valuesOf(encoded: EncodedValues): Uint8Array[] {
@@ -35,4 +35,12 @@ export function framedWithId(id: number, payload: readonly number[]): Uint8Array
   new DataView(bytes.buffer).setUint32(1, id);
   bytes.set(payload, 5);
   return bytes;
+}
+
+/** A new one-partition topic (named after `base`, added to `created` for the test's cleanup) holding `values`. */
+export async function topicHolding(base: string, values: readonly (Uint8Array | null)[], created: string[]): Promise<string> {
+  const topic = await createTopic(base, 1);
+  created.push(topic);
+  await produceValues(topic, values);
+  return topic;
 }

@@ -9,7 +9,7 @@ import { fieldsFromZod } from "../../schema/zod-schema.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap } from "../../testing/kafka.js";
 import { readTopic } from "../../testing/kafka-log.js";
-import { encodeRows, framedWithId, produceValues } from "../../testing/produce-values.js";
+import { encodeRows, framedWithId, produceValues, topicHolding } from "../../testing/produce-values.js";
 import { checkNewAnswer, execute, expectFailure, testStream } from "../../testing/stream-test.js";
 import { filesUnder, tempDir } from "../../testing/temp-dir.js";
 
@@ -137,13 +137,10 @@ describe("Kafka source, Avro values", () => {
   describe("a schema id the registry does not know", () => {
     /** Offsets 0 and 2 are v1 orders; offset 1 names a schema id the registry never gave. */
     async function topicWithUnknownId(base: string): Promise<{ topic: string; bad: Uint8Array }> {
-      const topic = await createTopic(base, 1);
-      topics.push(topic);
-      const id = await registry().register(uniqueSubject(`${topic}-value`), V1);
+      const id = await registry().register(uniqueSubject(`${base}-value`), V1);
       const [first, second] = avro(OrderV1, [{ id: 1, item: "pen" }, { id: 2, item: "ink" }], id);
       const bad = framedWithId(BAD_ID, [0x02, 0x02, 0x78]);
-      await produceValues(topic, [first!, bad, second!]);
-      return { topic, bad };
+      return { topic: await topicHolding(base, [first!, bad, second!], topics), bad };
     }
 
     it("FAILFAST: the query fails naming the record, the id and the registry (without the password in its URL)", () =>

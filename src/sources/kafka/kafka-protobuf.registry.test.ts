@@ -12,7 +12,7 @@ import { schemaRegistryUrl, uniqueSubject } from "../../schema-registry/test-sup
 import { fieldsFromZod } from "../../schema/zod-schema.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap } from "../../testing/kafka.js";
-import { encodeRows, framedWithId, produceValues } from "../../testing/produce-values.js";
+import { encodeRows, framedWithId, produceValues, topicHolding } from "../../testing/produce-values.js";
 import { checkNewAnswer, execute, expectFailure, testStream } from "../../testing/stream-test.js";
 import { tempDir } from "../../testing/temp-dir.js";
 
@@ -99,14 +99,11 @@ describe("Kafka source, Protobuf values", () => {
 
   describe("a schema id the registry does not know", () => {
     async function topicWithUnknownId(base: string): Promise<{ topic: string; bad: Uint8Array }> {
-      const topic = await createTopic(base, 1);
-      topics.push(topic);
-      const id = await new SchemaRegistryClient({ "schema.registry.url": schemaRegistryUrl() }).register(uniqueSubject(`${topic}-value`), V1, "PROTOBUF");
+      const id = await new SchemaRegistryClient({ "schema.registry.url": schemaRegistryUrl() }).register(uniqueSubject(`${base}-value`), V1, "PROTOBUF");
       const [first, second] = protobuf(v1, Order, ORDERS, id);
       // Message indexes [0], then id = 7.
       const bad = framedWithId(BAD_ID, [0x00, 0x08, 0x07]);
-      await produceValues(topic, [first!, bad, second!]);
-      return { topic, bad };
+      return { topic: await topicHolding(base, [first!, bad, second!], topics), bad };
     }
 
     it("FAILFAST: the query fails naming the record, the id and the registry", () =>
