@@ -9,6 +9,7 @@ import { fieldsFromZod } from "../../schema/zod-schema.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap } from "../../testing/kafka.js";
 import { readTopic } from "../../testing/kafka-log.js";
+import { kafkaValueStream } from "../../testing/kafka-value-stream.js";
 import { encodeRows, framedWithId, produceValues, topicHolding } from "../../testing/produce-values.js";
 import { checkNewAnswer, execute, expectFailure, testStream } from "../../testing/stream-test.js";
 import { filesUnder, tempDir } from "../../testing/temp-dir.js";
@@ -46,19 +47,14 @@ const avro = (schema: z.ZodObject<any>, rows: Record<string, unknown>[], schemaI
 const BAD_ID = 999_999_999;
 
 /** A stream of `topic` from its start as Avro values with the registry, read with `schema`. */
-const avroStream = (session: Session, topic: string, schema: z.ZodObject<any>, options: Record<string, string | number> = {}) =>
-  session.readStream
-    .format("kafka")
-    .schema(schema)
-    .option("kafka.bootstrap.servers", kafkaBootstrap())
-    .option("subscribe", topic)
-    .option("startingOffsets", "earliest")
-    .option("valueFormat", "avro")
-    .option("schema.registry.url", schemaRegistryUrl())
-    .option("schema.registry.maxRetries", 1)
-    .option("schema.registry.retryBackoffMs", 200)
-    .options(options)
-    .load();
+const avroStream = <Z extends z.ZodObject<any>>(session: Session, topic: string, schema: Z, options: Record<string, string | number> = {}) =>
+  kafkaValueStream(session, topic, schema, {
+    valueFormat: "avro",
+    "schema.registry.url": schemaRegistryUrl(),
+    "schema.registry.maxRetries": 1,
+    "schema.registry.retryBackoffMs": 200,
+    ...options,
+  });
 
 const malformedCount = (name: string, expected: number) =>
   execute(name, (q) => expect(q.recentProgress.reduce((n, p) => n + Number(p.sources[0]!.metrics.numMalformedRecords ?? 0), 0)).toBe(expected));

@@ -12,6 +12,7 @@ import { schemaRegistryUrl, uniqueSubject } from "../../schema-registry/test-sup
 import { fieldsFromZod } from "../../schema/zod-schema.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap } from "../../testing/kafka.js";
+import { kafkaValueStream } from "../../testing/kafka-value-stream.js";
 import { encodeRows, framedWithId, produceValues, topicHolding } from "../../testing/produce-values.js";
 import { checkNewAnswer, execute, expectFailure, testStream } from "../../testing/stream-test.js";
 import { tempDir } from "../../testing/temp-dir.js";
@@ -60,17 +61,8 @@ const ORDERS = [
 
 const BAD_ID = 999_999_999;
 
-const stream = (session: Session, topic: string, schema: z.ZodObject<any>, options: Record<string, string | number | boolean>) =>
-  session.readStream
-    .format("kafka")
-    .schema(schema)
-    .option("kafka.bootstrap.servers", kafkaBootstrap())
-    .option("subscribe", topic)
-    .option("startingOffsets", "earliest")
-    .option("valueFormat", "protobuf")
-    .option("protobuf.messageName", "shop.Order")
-    .options(options)
-    .load();
+const stream = <Z extends z.ZodObject<any>>(session: Session, topic: string, schema: Z, options: Record<string, string | number | boolean>) =>
+  kafkaValueStream(session, topic, schema, { valueFormat: "protobuf", "protobuf.messageName": "shop.Order", ...options });
 
 /** The reader's message as .proto text, writer schemas from the registry. */
 const registryOptions = () => ({ "protobuf.schema": V1, "schema.registry.url": schemaRegistryUrl(), "schema.registry.maxRetries": 1, "schema.registry.retryBackoffMs": 200 });
