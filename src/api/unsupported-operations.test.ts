@@ -22,6 +22,10 @@ function startError(run: () => unknown): Error {
   throw new Error("expected start() to throw");
 }
 
+const REDEFINED_WATERMARK =
+  'Redefining watermark is disallowed: withWatermark("time", ...) is applied to a stream that already has a watermark on "time"; ' +
+  "define one watermark per input stream";
+
 describe("start() rejects what Spark rejects, with Spark's reasons", () => {
   const cases: [string, () => unknown, string][] = [
     [
@@ -84,12 +88,101 @@ describe("start() rejects what Spark rejects, with Spark's reasons", () => {
       () => stream().union(session.createDataFrame([], Event)).writeStream.outputMode("append").format("memory").queryName("q12").start(),
       "Union between streaming and batch DataFrames/Datasets is not supported",
     ],
+    [
+      "a session window in update mode",
+      () =>
+        stream()
+          .withWatermark("time", "10 minutes")
+          .groupBy(session_window(col("time"), "5 minutes"), "user")
+          .count()
+          .writeStream.outputMode("update")
+          .format("memory")
+          .queryName("q13")
+          .start(),
+      "Update output mode not supported for session window on streaming DataFrames/DataSets",
+    ],
+    [
+      // Spark checks the output mode when the query starts, before it plans the session window.
+      "a session window as the only key in update mode",
+      () => stream().groupBy(session_window(col("time"), "5 minutes")).count().writeStream.outputMode("update").format("memory").queryName("q14").start(),
+      "Update output mode not supported for session window on streaming DataFrames/DataSets",
+    ],
+    [
+      "a session window as the only grouping key in append mode",
+      () =>
+        stream()
+          .withWatermark("time", "10 minutes")
+          .groupBy(session_window(col("time"), "5 minutes"))
+          .count()
+          .writeStream.outputMode("append")
+          .format("memory")
+          .queryName("q15")
+          .start(),
+      "Global aggregation with session window in streaming query is not supported.",
+    ],
+    [
+      "a session window as the only grouping key in complete mode",
+      () => stream().groupBy(session_window(col("time"), "5 minutes")).count().writeStream.outputMode("complete").format("memory").queryName("q16").start(),
+      "Global aggregation with session window in streaming query is not supported.",
+    ],
+    [
+      "a watermark on a stream that already has one",
+      () =>
+        stream()
+          .withWatermark("time", "1 minute")
+          .filter(col("user").isNotNull())
+          .withWatermark("time", "2 minutes")
+          .groupBy(window(col("time"), "1 minute"))
+          .count()
+          .writeStream.outputMode("append")
+          .format("memory")
+          .queryName("q17")
+          .start(),
+      REDEFINED_WATERMARK,
+    ],
+    [
+      "a watermark over a union whose branch already has one",
+      () =>
+        stream()
+          .withWatermark("time", "1 minute")
+          .union(stream())
+          .withWatermark("time", "2 minutes")
+          .writeStream.outputMode("append")
+          .format("memory")
+          .queryName("q18")
+          .start(),
+      REDEFINED_WATERMARK,
+    ],
   ];
 
   it.each(cases)("rejects %s", (_name, run, message) => {
     const e = startError(run);
     expect(e).toBeInstanceOf(AnalysisError);
     expect(e.message).toBe(message);
+  });
+
+  const accepted: [string, () => { stop(): Promise<void> }][] = [
+    [
+      "a session window with another grouping key in complete mode",
+      () => stream().groupBy(session_window(col("time"), "5 minutes"), "user").count().writeStream.outputMode("complete").format("memory").queryName("ok1").start(),
+    ],
+    [
+      "a watermark on each branch of a union",
+      () =>
+        stream()
+          .withWatermark("time", "1 minute")
+          .union(stream().withWatermark("time", "2 minutes"))
+          .groupBy(window(col("time"), "1 minute"))
+          .count()
+          .writeStream.outputMode("append")
+          .format("memory")
+          .queryName("ok2")
+          .start(),
+    ],
+  ];
+
+  it.each(accepted)("accepts %s", async (_name, run) => {
+    await run().stop();
   });
 
   it("rejects collect() on a stream", async () => {
