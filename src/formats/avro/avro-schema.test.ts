@@ -3,6 +3,7 @@ import { AnalysisError } from "../../errors/errors.js";
 import { canonicalForm, rabinFingerprint64, schemaFingerprint64 } from "./avro-canonical.js";
 import { parseAvroSchema } from "./avro-schema.js";
 import type { AvroRecord, AvroUnion } from "./avro-schema-types.js";
+import { jsonError } from "./test-support.js";
 
 const record = (fields: unknown[], extra: Record<string, unknown> = {}) => ({ type: "record", name: "R", fields, ...extra });
 const field = (name: string, type: unknown, extra: Record<string, unknown> = {}) => ({ name, type, ...extra });
@@ -117,14 +118,6 @@ describe("parseAvroSchema: types", () => {
 });
 
 /** JSON.parse's own message, which differs between Node versions. */
-function jsonError(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error(`${text} is JSON`);
-}
 
 describe("parseAvroSchema: invalid schemas, every message", () => {
   const cases: [string, unknown, string][] = [

@@ -114,3 +114,13 @@ export function rowsOf(batch: Batch): Record<string, PlainValue | number[]>[] {
   // Keys in the order of the fields.
   return rows.map((row) => Object.fromEntries(batch.fields.map((f) => [f.name, row[f.name]!])));
 }
+
+/** The message this JavaScript engine's JSON.parse gives for `text` (its wording differs between Node versions). */
+export function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`${text} is JSON`);
+}
