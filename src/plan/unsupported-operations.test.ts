@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { AnalysisError } from "../errors/errors.js";
+import type { InputPipeline, OperatorSpec, PhysicalPlan } from "../planner/physical.js";
+import type { Fields } from "../types/dtype.js";
+import { checkStreamingQuery } from "./unsupported-operations.js";
+
+// The watermark rule holds for any physical plan, including ones the planner does not build yet
+// (a watermark between two stateful operators on the driver): these plans are written by hand.
+
+const fields: Fields = [{ name: "t", type: "timestamp", nullable: true }];
+const watermark = (column: string, watermarkIndex: number): OperatorSpec => ({ op: "observeEventTime", column, watermarkIndex });
+const dedup: OperatorSpec = { op: "deduplicate", operatorId: 0, keyColumns: ["t"], eventTimeColumn: null, withinWatermarkDelayMs: null, inputFields: fields };
+
+function pipeline(operators: OperatorSpec[]): InputPipeline {
+  return { sourceIndex: 0, source: { format: "memory", streamId: "s", fields }, operators, outputFields: fields };
+}
+
+function plan(inputs: InputPipeline[], driver: OperatorSpec[]): PhysicalPlan {
+  return { inputs, driver, driverInputFields: fields, outputFields: fields, watermarks: [], staticTables: [] };
+}
+
+describe("one watermark per path from a source to the sink (Spark 3.5's WatermarkPropagator)", () => {
+  it("refuses a watermark on the driver over a pipeline that has one, naming both columns", () => {
+    const check = () => checkStreamingQuery(plan([pipeline([watermark("a", 0)])], [dedup, watermark("b", 1)]), "append");
+    expect(check).toThrow(AnalysisError);
+    expect(check).toThrow('Redefining watermark is disallowed: withWatermark("b", ...) is applied to a stream that already has a watermark on "a"');
+  });
+
+  it("refuses a watermark on the driver when any one of the pipelines has one", () => {
+    expect(() => checkStreamingQuery(plan([pipeline([]), pipeline([watermark("a", 0)])], [watermark("b", 1)]), "append")).toThrow(/Redefining watermark/);
+  });
+
+  it("accepts a driver watermark over pipelines without one, and one watermark per pipeline", () => {
+    expect(() => checkStreamingQuery(plan([pipeline([]), pipeline([])], [dedup, watermark("b", 0)]), "append")).not.toThrow();
+    expect(() => checkStreamingQuery(plan([pipeline([watermark("a", 0)]), pipeline([watermark("a", 1)])], [dedup]), "append")).not.toThrow();
+  });
+});
