@@ -3,6 +3,8 @@
  * Everything public is exported from here.
  */
 export { Session } from "./api/session.js";
+export { RuntimeConfig } from "./api/runtime-config.js";
+export type { SqlConfKey, SqlConfInput } from "./config/sql-conf.js";
 export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.js";
 export { GroupedData } from "./api/grouped-data.js";
 export { Column, StructColumn, type SortOrder, type Operand } from "./api/column.js";

@@ -23,6 +23,7 @@ import type { RowOf, SchemaShape } from "../types/dtype.js";
 import { TaskPool, type TaskPoolOptions } from "../workers/pool.js";
 import { DataFrame } from "./data-frame.js";
 import { MemoryStream } from "./memory-stream.js";
+import { RuntimeConfig } from "./runtime-config.js";
 import { DataFrameReader, DataStreamReader, type SchemaOfArrow } from "./readers.js";
 import type { SessionInternals } from "./session-internals.js";
 
@@ -38,6 +39,8 @@ import type { SessionInternals } from "./session-internals.js";
  */
 export class Session implements SessionInternals {
   readonly streams = new StreamingQueryManager();
+  /** Spark SQL settings (Spark's `spark.conf`); queries read them when they start. */
+  readonly conf: RuntimeConfig;
   private readonly workers: number;
   private readonly poolOptions: Omit<TaskPoolOptions, "workers">;
   private readonly retention: RetentionSettings;
@@ -61,6 +64,7 @@ export class Session implements SessionInternals {
     this.retention = { minBatchesToRetain: o.minBatchesToRetain, minDeltasForSnapshot: o.minDeltasForSnapshot };
     this.checkpointRoot = o.checkpointLocation ?? null;
     this.stopTimeoutMs = o.stopTimeout;
+    this.conf = new RuntimeConfig(options.conf);
   }
 
   /** Worker threads tasks run in (0: inline on the driver). */
@@ -156,6 +160,9 @@ export class Session implements SessionInternals {
       retention: this.retention,
       checkpointRoot: this.checkpointRoot,
       stopTimeoutMs: this.stopTimeoutMs,
+      get conf() {
+        return session.conf.values;
+      },
       memoryStream: (id) => this.memoryStreams.get(id),
       tableBatches: (id) => this.tables.get(id)?.() ?? [],
       memorySink: (name, fields) => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
+import { sqlConfSchema } from "./sql-conf.js";
 
 /**
  * zod schemas for every user-facing option. Option names follow Spark's. Values given as strings
@@ -54,6 +55,8 @@ export const sessionOptionsSchema = z
      * hang while awaiting are bounded there.
      */
     taskTimeout: duration("taskTimeout").optional(),
+    /** Spark SQL settings by Spark's keys (see `session.conf`): `{ "spark.sql.streaming.noDataMicroBatches.enabled": false }`. */
+    conf: sqlConfSchema.optional(),
     /** Wait before a task's second attempt, doubled before each next one: default "100 ms". */
     taskRetryBackoff: duration("taskRetryBackoff").optional(),
     /** Longest wait between two attempts of a task: default "5 seconds". */

@@ -1,4 +1,5 @@
 import type { Batch } from "../batch/batch.js";
+import type { SqlConf } from "../config/sql-conf.js";
 import type { MemorySink } from "../sinks/memory-sink.js";
 import type { MemoryStreamData } from "../sources/memory/memory-stream.js";
 import type { Fields } from "../types/dtype.js";
@@ -25,6 +26,8 @@ export interface EngineContext {
   readonly checkpointRoot: string | null;
   /** How long `stop()` waits for the batch in flight, in ms. */
   readonly stopTimeoutMs: number;
+  /** The session's Spark SQL settings now: a query reads them once, when it starts. */
+  readonly conf: SqlConf;
   readonly streams: StreamingQueryManager;
   memoryStream(id: string): MemoryStreamData | undefined;
   /** The current batches of an in-memory table (`createDataFrame`, `fromArrow`, `session.table`). */

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { OptionError } from "../errors/errors.js";
+import { Session } from "./session.js";
+
+const KEY = "spark.sql.streaming.noDataMicroBatches.enabled";
+
+describe("session.conf (Spark's RuntimeConfig)", () => {
+  it("has Spark's default and takes a setting from the Session options or conf.set, as a boolean or Spark's string", async () => {
+    const byDefault = new Session({ workers: 0 });
+    expect(byDefault.conf.get(KEY)).toBe("true");
+    const off = new Session({ workers: 0, conf: { [KEY]: false } });
+    expect(off.conf.get(KEY)).toBe("false");
+    off.conf.set(KEY, "true");
+    expect(off.conf.get(KEY)).toBe("true");
+    off.conf.set(KEY, false);
+    expect(off.conf.get(KEY)).toBe("false");
+    off.conf.unset(KEY);
+    expect(off.conf.get(KEY)).toBe("true");
+    await Promise.all([byDefault.stop(), off.stop()]);
+  });
+
+  it("refuses a value of the wrong kind and a key Sluice does not read, naming the setting", () => {
+    const session = new Session({ workers: 0 });
+    expect(() => session.conf.set(KEY, "yes" as never)).toThrow(OptionError);
+    expect(() => session.conf.set(KEY, "yes" as never)).toThrow(`conf.set: option "${KEY}": ${KEY} must be true or false (got "yes")`);
+    expect(session.conf.get(KEY)).toBe("true");
+    expect(() => session.conf.set("spark.sql.shuffle.partitions" as never, "4" as never)).toThrow(
+      `unknown setting(s) "spark.sql.shuffle.partitions": Sluice reads "${KEY}"`,
+    );
+    expect(() => session.conf.get("spark.sql.shuffle.partitions" as never)).toThrow(`conf.get: unknown setting "spark.sql.shuffle.partitions"`);
+    expect(() => new Session({ workers: 0, conf: { [KEY]: 1 as never } })).toThrow(`Session: option "conf.${KEY}": ${KEY} must be true or false (got 1)`);
+  });
+});
