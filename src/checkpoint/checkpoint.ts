@@ -23,14 +23,13 @@ const offsetsEntrySchema = z.object({
   sources: z.array(z.unknown()),
   batchWatermarkMs: epochMs.nullable(),
   batchTimestampMs: epochMs,
-  /** Per watermark input, the watermark each input had reached, for the global min. */
-  inputWatermarksMs: z.array(epochMs.nullable()),
+  // Only the global watermark is logged, as in Spark: a restart does not restore the inputs' own
+  // watermarks. Entries of older runs that list them still read (zod drops the extra field).
 });
 export interface OffsetsEntry {
   readonly sources: readonly Offset[];
   readonly batchWatermarkMs: number | null;
   readonly batchTimestampMs: number;
-  readonly inputWatermarksMs: readonly (number | null)[];
 }
 
 /** `commits/<batchId>`: written after the sink accepted the batch. */

@@ -179,7 +179,9 @@ describe("AggregateStateExec: output modes with a moving watermark", () => {
   const scenario: [Batch[], number | null][] = [
     [[events([["a", 1, 1], ["a", 2, 2], ["a", 11, 3]])], null],
     [[events([["a", 3, 4], ["a", 25, 5]])], 5],
-    [[events([["a", 4, 100], ["a", 15, 6]])], 12], // t = 4 is for [0, 10), final at 12: late
+    // t = 4 is for [0, 10): not late by the previous batch's watermark (5), so it counts, and the
+    // window is final by this batch's (12): emitted and evicted now (Spark 3.4+).
+    [[events([["a", 4, 100], ["a", 15, 6]])], 12],
     [[], 30],
   ];
   const run = (mode: "append" | "update" | "complete") => {
@@ -190,26 +192,26 @@ describe("AggregateStateExec: output modes with a moving watermark", () => {
 
   it("update emits the groups each batch changed and evicts final ones", () => {
     const out = run("update");
-    expect(out.map((b) => b.rows)).toEqual([[w(0, 2, 3), w(10, 1, 3)], [w(0, 3, 7), w(20, 1, 5)], [w(10, 2, 9)], []]);
-    expect(out.map((b) => b.workerDropped)).toEqual([0, 0, 1, 0]);
+    expect(out.map((b) => b.rows)).toEqual([[w(0, 2, 3), w(10, 1, 3)], [w(0, 3, 7), w(20, 1, 5)], [w(0, 4, 107), w(10, 2, 9)], []]);
+    expect(out.map((b) => b.workerDropped)).toEqual([0, 0, 0, 0]);
     expect(out.map((b) => [b.metrics.numRowsTotal, b.metrics.numRowsUpdated, b.metrics.numRowsRemoved])).toEqual([
       [2, 2, 0],
       [3, 2, 0],
-      [2, 1, 1],
+      [2, 2, 1],
       [0, 0, 2],
     ]);
   });
 
   it("complete emits every group every batch and evicts nothing", () => {
     const out = run("complete");
-    expect(out[2]!.rows).toEqual([w(0, 3, 7), w(10, 2, 9), w(20, 1, 5)]);
+    expect(out[2]!.rows).toEqual([w(0, 4, 107), w(10, 2, 9), w(20, 1, 5)]);
     expect(out[3]!.rows).toEqual(out[2]!.rows);
     expect(out.map((b) => b.metrics.numRowsRemoved)).toEqual([0, 0, 0, 0]);
   });
 
   it("append emits each window once, when its end reaches the watermark", () => {
     const out = run("append");
-    expect(out.map((b) => b.rows)).toEqual([[], [], [w(0, 3, 7)], [w(10, 2, 9), w(20, 1, 5)]]);
+    expect(out.map((b) => b.rows)).toEqual([[], [], [w(0, 4, 107)], [w(10, 2, 9), w(20, 1, 5)]]);
     expect(out.map((b) => b.metrics.operatorName)).toEqual(Array(4).fill("stateStoreSave"));
   });
 

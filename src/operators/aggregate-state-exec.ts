@@ -33,8 +33,6 @@ export abstract class AggregateStateExec extends BaseExec implements StatefulExe
   private merger: PartialMerger | null = null;
   private accounting: StateBatchAccounting | null = null;
   private metrics: StateOperatorMetrics | null = null;
-  /** Watermark of the last finished batch: groups final by it may already be gone. */
-  private lastWatermarkMs: number | null = null;
 
   constructor(
     readonly operatorId: number,
@@ -61,9 +59,12 @@ export abstract class AggregateStateExec extends BaseExec implements StatefulExe
     this.accounting = new StateBatchAccounting(store, this.operatorName);
   }
 
-  /** Merges a partial batch (from PartialAggregateExec) into state; emits nothing yet. */
+  /**
+   * Merges a partial batch (from PartialAggregateExec) into state; emits nothing yet. Groups final
+   * by the previous batch's watermark were emitted and evicted then: rows for them are late.
+   */
   process(partial: Batch): null {
-    const lateBy = this.evicts() ? this.lastWatermarkMs : null;
+    const lateBy = this.evicts() ? this.ctx.batch.watermarkForLateEventsMs : null;
     const { store, merger, accounting } = this.opened();
     accounting.update(() => {
       if (partial.numRows > 0) accounting.addDropped(merger.merge(store, partial, lateBy));
@@ -78,7 +79,6 @@ export abstract class AggregateStateExec extends BaseExec implements StatefulExe
     const output = emitRows(this.layout, store.table, this.slotsToEmit(store, watermarkMs));
     const emitMs = performance.now() - start;
     this.metrics = accounting.finish(this.evicts() ? STATE_EVENT_TIME : null, watermarkMs, undefined, emitMs);
-    if (watermarkMs !== null) this.lastWatermarkMs = Math.max(watermarkMs, this.lastWatermarkMs ?? -Infinity);
     return output;
   }
 

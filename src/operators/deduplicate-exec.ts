@@ -19,7 +19,7 @@ const EXPIRY = 0;
  * the key in versioned state.
  *
  * - `dropDuplicates(cols)`: the key is `cols`. With a watermarked event-time column, rows at or
- *   before the watermark are dropped as late (and counted); when that column is one of `cols`,
+ *   before the previous batch's watermark are dropped as late (and counted); when that column is one of `cols`,
  *   a key is forgotten once its event time is at or before the watermark. Otherwise keys are
  *   kept forever.
  * - `dropDuplicatesWithinWatermark(cols)`: the key is `cols` without the event-time column; a key
@@ -67,7 +67,7 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
   /** The first occurrences of keys not seen before, in input order. */
   process(batch: Batch): Batch {
     const { accounting } = this.opened();
-    return accounting.update(() => this.firstOccurrences(batch, this.ctx.batch.watermarkMs));
+    return accounting.update(() => this.firstOccurrences(batch, this.ctx.batch.watermarkForLateEventsMs));
   }
 
   /** Forgets expired keys; emits nothing (first occurrences went out as they came). */

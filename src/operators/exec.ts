@@ -30,8 +30,17 @@ export interface Exec {
 /** The micro-batch being run: read it while processing, since it advances between batches of a run. */
 export interface BatchInfo {
   readonly batchId: number;
-  /** Watermark in force for this batch (epoch ms); null before any watermark exists. */
+  /**
+   * The batch's watermark (epoch ms; null when the query has none, or in complete mode): what is
+   * final by it is emitted and evicted (Spark's watermarkForEviction).
+   */
   readonly watermarkMs: number | null;
+  /**
+   * Rows at or before it are late and dropped: the previous batch's watermark, since what the
+   * current one makes final is emitted in this batch, rows of it included (Spark 3.4+'s
+   * watermarkForLateEvents). Batch 0 uses its own.
+   */
+  readonly watermarkForLateEventsMs: number | null;
   readonly batchTimestampMs: number;
 }
 

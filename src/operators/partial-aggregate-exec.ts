@@ -62,7 +62,7 @@ export function partialAggregate(batch: Batch, spec: AggregateSpec, watermarkMs:
 
 /**
  * The worker half of `groupBy(...).agg(...)` (Spark's partial HashAggregateExec): one partial row
- * per group of the task's split; rows late by the batch's watermark are dropped and counted.
+ * per group of the task's split; late rows (by the batch's watermark for late events) are dropped and counted.
  */
 export class PartialAggregateExec extends BaseExec {
   constructor(readonly spec: AggregateSpec) {
@@ -70,7 +70,7 @@ export class PartialAggregateExec extends BaseExec {
   }
 
   process(batch: Batch): Batch {
-    const out = partialAggregate(batch, this.spec, this.ctx.batch.watermarkMs);
+    const out = partialAggregate(batch, this.spec, this.ctx.batch.watermarkForLateEventsMs);
     this.ctx.metrics.numRowsDroppedByWatermark += out.numRowsDroppedByWatermark;
     return out.batch;
   }

@@ -51,7 +51,7 @@ describe("static join through the worker pool", () => {
     const tasks: Task[] = Array.from({ length: numTasks }, (_, t) => ({
       pipeline,
       split: { kind: "batch", batch: streamSplit(t, 200, n) },
-      context: { batchId: t, watermarkMs: null, batchTimestampMs: 0 },
+      context: { batchId: t, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 },
       outputMode: "append",
       staticTables: { "static-0": table, join: control },
     }));

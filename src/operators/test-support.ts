@@ -107,7 +107,7 @@ function aggField(fn: AggFn, name: string, type: DType): Field {
 export function testContext(options: { store?: StateStore; mode?: OutputMode; staticTables?: Readonly<Record<string, unknown>> } = {}) {
   const store = options.store ?? new InMemoryStateStoreProvider().load(0, -1);
   const ctx = {
-    batch: { batchId: 0, watermarkMs: null, batchTimestampMs: 0 } as BatchInfo,
+    batch: { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 } as BatchInfo,
     outputMode: options.mode ?? "append",
     staticTables: options.staticTables ?? {},
     metrics: emptyMetrics(0),
@@ -127,16 +127,23 @@ export function aggregateRunner(spec: AggregateSpec, mode: AggregateOutputMode, 
   const ctx = testContext({ store, mode });
   exec.open(ctx);
   let version = store.version;
+  let previous: number | null = null;
   return {
     exec,
     store,
-    /** One micro-batch: each input batch is one task's split. */
+    /**
+     * One micro-batch: each input batch is one task's split. As in the runtime, rows are judged
+     * late by the previous batch's watermark (the first batch's own) and state is emitted and
+     * evicted by `watermarkMs`.
+     */
     batch(inputs: readonly Batch[], watermarkMs: number | null) {
-      ctx.batch = { ...ctx.batch, watermarkMs };
-      const partials = inputs.map((b) => partialAggregate(b, spec, watermarkMs));
+      const late = previous ?? watermarkMs;
+      ctx.batch = { ...ctx.batch, watermarkMs, watermarkForLateEventsMs: late };
+      const partials = inputs.map((b) => partialAggregate(b, spec, late));
       for (const p of partials) exec.process(p.batch);
       const output = exec.onWatermark(watermarkMs);
       exec.commit(++version);
+      previous = watermarkMs;
       const workerDropped = partials.reduce((n, p) => n + p.numRowsDroppedByWatermark, 0);
       ctx.batch = { ...ctx.batch, batchId: ctx.batch.batchId + 1 };
       return { rows: plainRows(output), metrics: exec.lastMetrics()!, workerDropped };

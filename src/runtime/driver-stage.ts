@@ -27,7 +27,7 @@ export class DriverStage {
     startVersion: number,
     staticTables: Readonly<Record<string, unknown>> = {},
   ) {
-    this.current = { batchId: startVersion, watermarkMs: null, batchTimestampMs: 0 };
+    this.current = { batchId: startVersion, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
     this.chain = new OperatorChain(plan.driver);
     const stage = this;
     this.chain.open({

@@ -5,13 +5,14 @@ import type { BatchLog } from "../checkpoint/batch-log.js";
 import { ConcurrentModificationError, SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
-import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
+import type { PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
 import { type Offset, type StreamSource, sameOffset } from "../sources/source.js";
 import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
 import { DriverStage } from "./driver-stage.js";
+import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import { populateStartOffsets } from "./start-offsets.js";
@@ -27,6 +28,8 @@ export interface ExecutionDeps {
   readonly sink: Sink;
   readonly outputMode: OutputMode;
   readonly trigger: Trigger;
+  /** spark.sql.streaming.noDataMicroBatches.enabled, as the session had it when the query started. */
+  readonly noDataMicroBatches: boolean;
   readonly checkpoint: Checkpoint;
   /** Held by this run; checked before every log write, so two runs never both write a batch. */
   readonly lock: CheckpointLock;
@@ -74,18 +77,24 @@ export class MicroBatchExecution {
   private statusValue: StreamingQueryStatus = { message: "Initializing sources", isDataAvailable: false, isTriggerActive: false };
   private readonly now: () => number;
   private readonly policy: TriggerPolicy;
+  /** Whether a moved watermark makes a batch without data run (the setting and the operators agree). */
+  private readonly noDataBatches: boolean;
 
   // Where the query stands between batches.
   private nextBatchId = 0;
   private committed: readonly Offset[] = [];
   private tracker: WatermarkTracker;
   private pending: OffsetsEntry | null = null;
+  /** The watermark the last batch ran with: the next batch judges late rows by it. */
+  private previousBatchWatermarkMs: number | null = null;
+  /** Set after a batch of this run only: a restarted query waits for data (as Spark's does). */
   private watermarkMovedLastBatch = false;
   private stage: DriverStage | null = null;
 
   constructor(private readonly deps: ExecutionDeps) {
     this.now = deps.now ?? Date.now;
     this.policy = triggerPolicy(deps.trigger);
+    this.noDataBatches = deps.noDataMicroBatches && operatorsWantNoDataBatches(deps.plan, deps.outputMode);
     this.tracker = new WatermarkTracker(deps.plan.watermarks);
   }
 
@@ -134,6 +143,7 @@ export class MicroBatchExecution {
       this.committed = start.committed;
       this.tracker = start.tracker;
       this.pending = start.pending;
+      this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
       this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, deps.staticTables);
       await this.triggerLoop();
     } finally {
@@ -175,7 +185,8 @@ export class MicroBatchExecution {
   /**
    * Spark's constructNextBatch: the next batch's end offsets (or the pending batch of a restart),
    * logged in offsets/N before anything reads them; null when there is nothing to run. A batch
-   * without data still runs when the watermark moved and state may emit or evict.
+   * without data still runs when the last batch moved the watermark and the stateful operators
+   * may emit or evict by it, unless spark.sql.streaming.noDataMicroBatches.enabled is false.
    */
   private async constructNextBatch(triggerStart: number): Promise<PlannedBatch | null> {
     const { checkpoint, sources, plan } = this.deps;
@@ -190,13 +201,12 @@ export class MicroBatchExecution {
     const latest = await Promise.all(sources.map((s, i) => s.latestOffset(this.committed[i])));
     timings.latestOffset = this.now() - t0;
     const hasData = latest.some((o, i) => !sameOffset(o, this.committed[i]));
-    const noDataBatch = !hasData && this.watermarkMovedLastBatch && statefulOperators(plan).length > 0;
+    const noDataBatch = !hasData && this.watermarkMovedLastBatch && this.noDataBatches;
     if (!hasData && !noDataBatch) return null;
     const entry: OffsetsEntry = {
       sources: latest,
       batchWatermarkMs: this.tracker.current,
       batchTimestampMs: triggerStart,
-      inputWatermarksMs: this.tracker.inputs,
     };
     const t1 = this.now();
     await this.addLogEntry(checkpoint.offsets, batchId, entry);
@@ -217,8 +227,13 @@ export class MicroBatchExecution {
 
     const t3 = this.now();
     // Complete mode keeps every group forever, so nothing is late and nothing is dropped.
-    const watermarkMs = this.deps.outputMode === "complete" ? null : entry.batchWatermarkMs;
-    const info: BatchInfo = { batchId, watermarkMs, batchTimestampMs: entry.batchTimestampMs };
+    const complete = this.deps.outputMode === "complete";
+    const info: BatchInfo = {
+      batchId,
+      watermarkMs: complete ? null : entry.batchWatermarkMs,
+      watermarkForLateEventsMs: complete ? null : (this.previousBatchWatermarkMs ?? entry.batchWatermarkMs),
+      batchTimestampMs: entry.batchTimestampMs,
+    };
     this.activity = `running batch ${batchId}'s tasks`;
     const out = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
     const result = stage.run(out.batches, info);
@@ -253,6 +268,7 @@ export class MicroBatchExecution {
 
     this.committed = end;
     this.nextBatchId = batchId + 1;
+    this.previousBatchWatermarkMs = entry.batchWatermarkMs;
     timings.triggerEnd = this.now();
     this.deps.onProgress(
       buildProgress({

@@ -13,6 +13,11 @@ export interface StartPoint {
   readonly tracker: WatermarkTracker;
   /** Batch `nextBatchId` was planned (its offsets logged) but not committed: re-run it as logged. */
   readonly pending: OffsetsEntry | null;
+  /**
+   * The watermark batch `nextBatchId - 1` ran with (offsets/N-1), by which batch `nextBatchId`
+   * judges rows late; null for batch 0, which judges by its own.
+   */
+  readonly previousBatchWatermarkMs: number | null;
 }
 
 /**
@@ -33,47 +38,43 @@ export async function populateStartOffsets(checkpoint: Checkpoint, sources: read
   }
   if (!lastOffsets) {
     const committed = await Promise.all(sources.map((s) => s.initialOffset()));
-    return { nextBatchId: 0, committed, tracker: new WatermarkTracker(plan.watermarks), pending: null };
+    return { nextBatchId: 0, committed, tracker: new WatermarkTracker(plan.watermarks), pending: null, previousBatchWatermarkMs: null };
   }
   const n = lastOffsets.batchId;
   const done = lastCommit?.batchId === n;
-  const previous = n > 0 ? await logged(checkpoint, sources, plan, n - 1) : null;
-  const latest = checkOffsets(checkpoint, sources, plan, n, lastOffsets.value);
+  const previous = n > 0 ? await logged(checkpoint, sources, n - 1) : null;
+  const latest = checkOffsets(checkpoint, sources, n, lastOffsets.value);
+  // Only the global watermark is restored (Spark's setWatermark): the inputs start afresh.
   if (done) {
     return {
       nextBatchId: n + 1,
       committed: latest.sources,
-      tracker: new WatermarkTracker(plan.watermarks, {
-        perInput: lastOffsets.value.inputWatermarksMs,
-        global: maxWatermark(lastOffsets.value.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs),
-      }),
+      tracker: new WatermarkTracker(plan.watermarks, maxWatermark(latest.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs)),
       pending: null,
+      previousBatchWatermarkMs: latest.batchWatermarkMs,
     };
   }
   const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
-  const tracker = new WatermarkTracker(plan.watermarks, {
-    perInput: previous?.inputWatermarksMs ?? plan.watermarks.map(() => null),
-    global: lastOffsets.value.batchWatermarkMs,
-  });
-  return { nextBatchId: n, committed, tracker, pending: latest };
+  const tracker = new WatermarkTracker(plan.watermarks, latest.batchWatermarkMs);
+  return { nextBatchId: n, committed, tracker, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null };
 }
 
-async function logged(checkpoint: Checkpoint, sources: readonly StreamSource[], plan: PhysicalPlan, batchId: number): Promise<OffsetsEntry> {
+async function logged(checkpoint: Checkpoint, sources: readonly StreamSource[], batchId: number): Promise<OffsetsEntry> {
   const { offsets } = checkpoint;
   const entry = await offsets.get(batchId);
   if (!entry) {
     throw new CheckpointError(`checkpoint file ${offsets.fileOf(batchId)} is missing: batch ${batchId + 1} needs it to know where it starts; the offsets log was modified outside Sluice`);
   }
-  return checkOffsets(checkpoint, sources, plan, batchId, entry);
+  return checkOffsets(checkpoint, sources, batchId, entry);
 }
 
 /** An offsets entry read back holds one offset per source, each of the shape its source writes. */
-function checkOffsets(checkpoint: Checkpoint, sources: readonly StreamSource[], plan: PhysicalPlan, batchId: number, entry: OffsetsEntry): OffsetsEntry {
+function checkOffsets(checkpoint: Checkpoint, sources: readonly StreamSource[], batchId: number, entry: OffsetsEntry): OffsetsEntry {
   const file = checkpoint.offsets.fileOf(batchId);
-  if (entry.sources.length !== sources.length || entry.inputWatermarksMs.length !== plan.watermarks.length) {
+  if (entry.sources.length !== sources.length) {
     throw new CheckpointError(
-      `checkpoint file ${file} records ${entry.sources.length} source offset(s) and ${entry.inputWatermarksMs.length} watermark(s), ` +
-        `but this query reads ${sources.length} source(s) with ${plan.watermarks.length} watermark(s): the checkpoint belongs to another query; use a new checkpointLocation`,
+      `checkpoint file ${file} records ${entry.sources.length} source offset(s), but this query reads ${sources.length} source(s): ` +
+        "the checkpoint belongs to another query; use a new checkpointLocation",
     );
   }
   const parsed = sources.map((source, i) => {

@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Checkpoint } from "../checkpoint/checkpoint.js";
 import { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
+import { NO_DATA_MICRO_BATCHES } from "../config/sql-conf.js";
 import { AnalysisError } from "../errors/errors.js";
 import { explainPlan } from "../plan/explain.js";
 import type { LogicalPlan } from "../plan/logical.js";
@@ -86,6 +87,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
         sink,
         outputMode: config.outputMode,
         trigger: config.trigger,
+        noDataMicroBatches: engine.conf[NO_DATA_MICRO_BATCHES],
         checkpoint,
         lock,
         pool: engine.pool,

@@ -2,34 +2,32 @@ import type { WatermarkSpec } from "../planner/physical.js";
 import type { EventTimeStats } from "../batch/task-metrics.js";
 
 /**
- * Event-time watermarks, as Spark computes them: for each `withWatermark`, the maximum event time
- * seen minus its delay, never moving back; the query's watermark is the minimum over inputs (the
- * safe choice: no input's on-time data is dropped). A batch uses the watermark computed after
- * the previous batch.
+ * Event-time watermarks, as Spark's WatermarkTracker computes them: for each `withWatermark`, the
+ * maximum event time seen minus its delay, never moving back; the query's (global) watermark is
+ * the minimum over inputs (the safe choice: no input's on-time data is dropped), an input without
+ * data yet counting as 0. The global watermark starts at 0 and only moves forward, so it is never
+ * negative, even when the first events are within the delay of the epoch. A batch uses the
+ * watermark computed after the previous batch.
+ *
+ * Only the global watermark outlives a run (it is in the offsets and commits logs): a restarted
+ * query starts its inputs afresh, so an input that was ahead of the global watermark must get
+ * past it again before it moves (as in Spark).
  */
 export class WatermarkTracker {
   private readonly perInput: (number | null)[];
-  private global: number | null;
+  private global: number;
 
   constructor(
     private readonly specs: readonly WatermarkSpec[],
-    restored?: { perInput: readonly (number | null)[]; global: number | null },
+    restoredGlobal: number | null = null,
   ) {
-    this.perInput = restored ? [...restored.perInput] : specs.map(() => null);
-    this.global = restored?.global ?? null;
+    this.perInput = specs.map(() => null);
+    this.global = Math.max(0, restoredGlobal ?? 0);
   }
 
-  get hasWatermark(): boolean {
-    return this.specs.length > 0;
-  }
-
-  /** The watermark in force for the next batch. */
+  /** The watermark in force for the next batch; null when the query defines none. */
   get current(): number | null {
-    return this.global;
-  }
-
-  get inputs(): readonly (number | null)[] {
-    return this.perInput;
+    return this.specs.length > 0 ? this.global : null;
   }
 
   /** Folds one batch's observed event times in; returns true when the global watermark moved. */
@@ -41,13 +39,9 @@ export class WatermarkTracker {
       const prev = this.perInput[i] ?? null;
       if (prev === null || candidate > prev) this.perInput[i] = candidate;
     });
-    // Until every input has seen data, an input without a watermark holds the global one back.
-    if (this.perInput.some((w) => w === null)) return false;
-    const next = Math.min(...(this.perInput as number[]));
-    if (this.global === null || next > this.global) {
-      this.global = next;
-      return true;
-    }
-    return false;
+    const chosen = Math.min(...this.perInput.map((w) => w ?? 0));
+    if (chosen <= this.global) return false;
+    this.global = chosen;
+    return true;
   }
 }

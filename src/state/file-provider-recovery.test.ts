@@ -87,7 +87,7 @@ describe("recovery in a new provider", () => {
     const committed: ReturnType<typeof tableRows>[] = [{}];
     const outputs: [(string | null)[], number][] = [];
     for (const [i, [input, watermark]] of inputs.entries()) {
-      ctx.batch = { ...ctx.batch, watermarkMs: watermark };
+      ctx.batch = { ...ctx.batch, watermarkMs: watermark, watermarkForLateEventsMs: watermark };
       const out = plainRows(exec.process(rows(input))).map((r) => r.id as string | null);
       exec.onWatermark(watermark);
       exec.commit(i + 1);

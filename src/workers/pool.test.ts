@@ -13,7 +13,7 @@ const flakyModule = new URL("./testing/flaky-task.ts", import.meta.url).href;
 const hangModule = new URL("./testing/hang-task.ts", import.meta.url).href;
 
 const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
-const context = { batchId: 0, watermarkMs: null, batchTimestampMs: 0 };
+const context = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
 
 function echoTask(control: EchoControl = {}): Task {
   return { pipeline, split: { kind: "batch", batch: sampleBatch() }, context, outputMode: "append", staticTables: { echo: control } };

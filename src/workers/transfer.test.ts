@@ -28,7 +28,7 @@ function buffersOf(p: PackedBatch): ArrayBufferView[] {
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
 const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
-const context = { batchId: 3, watermarkMs: null, batchTimestampMs: 1000 };
+const context = { batchId: 3, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 1000 };
 
 function slicedBatch(): Batch {
   const full = sampleBatch();

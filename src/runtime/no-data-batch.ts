@@ -1,0 +1,23 @@
+import type { OutputMode } from "../config/options.js";
+import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
+
+/**
+ * Whether the query's stateful operators want a batch without new data once the watermark has
+ * moved past the one the last batch ran with (Spark's shouldRunAnotherBatch): such a batch emits
+ * what became final and evicts what expired without waiting for more input.
+ *
+ * - aggregations (windows, sessions, timestamp keys) in append and update mode; in complete
+ *   mode nothing is emitted or evicted by the watermark, so a batch without data has nothing to do;
+ * - deduplication in any mode (it forgets keys by the watermark).
+ */
+export function operatorsWantNoDataBatches(plan: PhysicalPlan, outputMode: OutputMode): boolean {
+  return statefulOperators(plan).some((op) => {
+    switch (op.op) {
+      case "deduplicate":
+        return true;
+      case "finalAggregate":
+      case "sessionMerge":
+        return outputMode !== "complete";
+    }
+  });
+}
