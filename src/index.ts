@@ -46,6 +46,13 @@ export {
   window,
   session_window,
   from_json,
+  timestamp_seconds,
+  window_time,
+  interval,
+  split,
+  explode,
+  expr,
+  type SplitColumn,
   type TruncUnit,
 } from "./api/functions.js";
 export {

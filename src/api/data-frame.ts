@@ -4,6 +4,7 @@ import { batchToRows } from "../batch/rows.js";
 import { parseDuration } from "../config/duration.js";
 import { AnalysisError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
+import { generatorIndex } from "../expr/generator.js";
 import type { JoinType, LogicalPlan, SortKey } from "../plan/logical.js";
 import { isStreamingPlan } from "../plan/logical.js";
 import { explainPlan } from "../plan/explain.js";
@@ -20,6 +21,8 @@ import type {
   RenameSchema,
   Selectable,
   SelectSchema,
+  UnionInput,
+  UnionSchema,
   WithColumnSchema,
 } from "../types/schema-ops.js";
 import { Column, type SortOrder } from "./column.js";
@@ -85,7 +88,9 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
   }
 
   select<const Cs extends readonly Selectable<S>[]>(...cols: Cs): DataFrame<SelectSchema<S, Cs>> {
-    return this.derive({ kind: "project", input: this.plan, exprs: cols.map(toExprOfSelectable) });
+    const exprs = cols.map(toExprOfSelectable);
+    // A select with explode(...) changes the row count: Spark's Generate, a plan node of its own.
+    return this.derive({ kind: generatorIndex(exprs) < 0 ? "project" : "generate", input: this.plan, exprs });
   }
 
   filter(condition: ColumnOf<S>): DataFrame<S> {
@@ -103,7 +108,7 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
       f.name === name ? { kind: "alias", child: value.expr, name } : { kind: "col", name: f.name },
     );
     if (!exists) exprs.push({ kind: "alias", child: value.expr, name });
-    return this.derive({ kind: "project", input: this.plan, exprs });
+    return this.derive({ kind: generatorIndex(exprs) < 0 ? "project" : "generate", input: this.plan, exprs });
   }
 
   withColumnRenamed<const F extends ColumnName<S>, const T extends string>(existing: F, renamed: T): DataFrame<RenameSchema<S, F, T>> {
@@ -120,8 +125,13 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
     return this.derive({ kind: "project", input: this.plan, exprs });
   }
 
-  /** Rows of both DataFrames, matched by column position as Spark's `union`. */
-  union(other: DataFrame<S>): DataFrame<S> {
+  /**
+   * Rows of both DataFrames, matched by column position as Spark's `union`, with the first's names.
+   * Column types widen as Spark's (int32 with int64 is int64, a number with a double is a double,
+   * a string with a number or timestamp is a string) and a column is nullable where either is.
+   * The type follows for DataFrames with the same column names.
+   */
+  union<S2 extends UnionInput<S>>(other: DataFrame<S2>): DataFrame<UnionSchema<S, S2>> {
     return this.derive({ kind: "union", inputs: [this.plan, other.plan] });
   }
 

@@ -1,5 +1,7 @@
 import type { AggFn, Expr, Literal, ScalarFn } from "../expr/ast.js";
+import { intervalExpr } from "../expr/interval.js";
 import { literalExpr } from "../expr/literal.js";
+import { parseSqlExpression } from "../expr/sql-parser.js";
 import { parseDuration } from "../config/duration.js";
 import type { z } from "zod";
 import { OptionError } from "../errors/errors.js";
@@ -141,6 +143,68 @@ export function unix_millis<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<
  */
 export function unix_micros<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "int64"; nullable: "inherit" }, R<C>, `unix_micros(${N<C>})`> {
   return call("unix_micros", c.expr);
+}
+
+/**
+ * Seconds since the epoch as a timestamp, as Spark's `timestamp_seconds`: int or double seconds
+ * (fractions kept to the millisecond, floored); NaN and the infinities give null.
+ */
+export function timestamp_seconds<C extends AnyColumn>(c: C): Column<{ k: "map"; a: E<C>; to: "timestamp"; nullable: "inheritOrDouble" }, R<C>, `timestamp_seconds(${N<C>})`> {
+  return call("timestamp_seconds", c.expr);
+}
+
+/**
+ * The event time of a window, as Spark's `window_time(window)`: the last time inside it. Spark
+ * gives end - 1 microsecond; Sluice keeps milliseconds and gives end - 1 ms, which lies in the
+ * window as Spark's does, so a second window aggregation over it puts each row back in its window.
+ */
+export function window_time<C extends AnyColumn>(windowColumn: C): Column<{ k: "map"; a: E<C>; to: "timestamp"; nullable: "inherit" }, R<C>, `window_time(${N<C>})`> {
+  return call("window_time", windowColumn.expr);
+}
+
+/**
+ * A day-time interval, Spark's `INTERVAL '1 hour'`, to add to or subtract from a timestamp:
+ * `col("time").plus(interval("10 minutes"))`. Units: weeks, days, hours, minutes, seconds,
+ * milliseconds (microseconds in whole milliseconds); months and years have no fixed length and
+ * are refused. An interval is no column of its own.
+ */
+export function interval<const T extends string>(text: T): Column<{ k: "interval" }, never, `INTERVAL '${T}'`> {
+  return new Column(intervalExpr(text));
+}
+
+/**
+ * Spark's `split(str, regex, limit)`: the pieces of a string around a pattern (a Java-style regex;
+ * limit > 0 keeps at most that many pieces, the last holding the rest). Sluice has no array
+ * column type, so what split gives can only be passed to `explode`:
+ * `select(explode(split(col("line"), " ")).alias("word"))`.
+ */
+export function split<C extends AnyColumn>(str: C, pattern: string, limit = -1): SplitColumn<R<C>> {
+  return new SplitColumn({ kind: "call", fn: "split", args: [str.expr, literalExpr(pattern), literalExpr(limit)] });
+}
+
+/** The array of `split(...)`: only `explode` takes it. */
+export class SplitColumn<R extends string = string> {
+  declare readonly __split: true;
+  declare readonly __r?: R;
+  constructor(readonly expr: Expr) {}
+}
+
+/**
+ * One row per piece of a `split`, as Spark's `explode` (named "col" unless aliased): a top-level
+ * column of `select`, the other columns repeated on each row; a null string gives no rows.
+ */
+export function explode<R extends string>(array: SplitColumn<R>): Column<Fixed<"string">, R, "col"> {
+  return new Column({ kind: "explode", child: array.expr });
+}
+
+/**
+ * A column from a SQL expression, as Spark's `expr`: column names, literals, arithmetic,
+ * comparisons, AND / OR / NOT, IS [NOT] NULL, CAST(x AS type), intervals and calls of Sluice's
+ * functions, e.g. `expr("amount * 2 > 10 AND page <> 'home'")`. Its names and type are checked when
+ * the query is built (a syntax error names the position), not at compile time.
+ */
+export function expr(sql: string): Column<{ k: "unknown" }, never, string> {
+  return new Column(parseSqlExpression(sql));
 }
 
 /** What `struct` takes: columns, nested structs, or column names (`"window.start"` included). */

@@ -29,7 +29,10 @@ export type ScalarFn =
   | "negate"
   | "base64"
   | "unbase64"
-  | "hex";
+  | "hex"
+  | "timestamp_seconds"
+  | "window_time"
+  | "split";
 
 export type AggFn = "count" | "sum" | "avg" | "min" | "max" | "first" | "last";
 
@@ -64,6 +67,18 @@ export type Expr =
   /** Session window, as Spark's `session_window()`: a gap of inactivity closes a session. */
   | { readonly kind: "sessionWindow"; readonly time: Expr; readonly gapMs: number }
   | { readonly kind: "alias"; readonly child: Expr; readonly name: string }
+  /**
+   * A day-time interval literal (`interval("10 minutes")`, `expr("interval 10 minutes")`) in
+   * milliseconds, `text` as written. Sluice has no interval column type: an interval stands only
+   * beside a timestamp in `+` / `-` (expr/interval.ts).
+   */
+  | { readonly kind: "interval"; readonly ms: number; readonly text: string }
+  /**
+   * `explode(split(...))`: one output row per element, as Spark's Generate. Sluice has no array
+   * column type, so the generator's child is a `split` call and it stands only at the top level
+   * of `select` (plan/generate.ts).
+   */
+  | { readonly kind: "explode"; readonly child: Expr }
   /** An aggregate; `child` is null for `count(*)`. */
   | { readonly kind: "agg"; readonly fn: AggFn; readonly child: Expr | null }
   /**
@@ -118,6 +133,7 @@ export function children(e: Expr): readonly Expr[] {
   switch (e.kind) {
     case "col":
     case "lit":
+    case "interval":
       return [];
     case "arith":
     case "cmp":
@@ -131,6 +147,7 @@ export function children(e: Expr): readonly Expr[] {
     case "decodeValues":
     case "encodeValues":
     case "toJson":
+    case "explode":
       return [e.child];
     case "struct":
       return e.fields;

@@ -11,8 +11,11 @@ import { base64, byteLength, hex, unbase64 } from "./eval-binary.js";
 import { castVec } from "./eval-cast.js";
 import { isNull, logic, not } from "./eval-logic.js";
 import { changeCase, concatText, lengthOf, substring } from "./eval-string.js";
-import { dateTrunc, epochUnits, hour, tumblingWindow } from "./eval-time.js";
-import { asBool, asNum, asStr, type Compiled, dataOf } from "./eval-vec.js";
+import { dateTrunc, epochUnits, hour, secondsToTimestamp, tumblingWindow, windowTime } from "./eval-time.js";
+import { asBool, asNum, asStr, asWin, type Compiled, dataOf } from "./eval-vec.js";
+import { explodeOutsideSelect, splitOutsideExplode } from "./generator.js";
+import { intervalOutsideTimeArithmetic } from "./interval.js";
+import { intervalShift, shiftTimes } from "./time-arithmetic.js";
 import { compileEncodeValues } from "./eval-encode.js";
 import { outputField, resolveType, severalColumns, structOutsideToJson } from "./resolve.js";
 
@@ -100,8 +103,16 @@ function compileNode(e: Expr, fields: Fields): Compiled {
       return compileLiteral(e);
     case "alias":
       return compile(e.child);
-    case "arith":
-      return compileArithmetic(e, type(), compile);
+    case "arith": {
+      const shift = intervalShift(e);
+      if (shift === null) return compileArithmetic(e, type(), compile);
+      const time = compile(shift.time);
+      return { type: type(), constant: null, run: (b) => shiftTimes(asNum(time.run(b)), shift.ms, b.numRows) };
+    }
+    case "interval":
+      throw intervalOutsideTimeArithmetic(e);
+    case "explode":
+      throw explodeOutsideSelect();
     case "cmp":
       return compileComparison(e, type(), compile);
     case "logic": {
@@ -222,6 +233,16 @@ function compileCall(e: ExprOf<"call">, type: ColType, compile: (e: Expr) => Com
       const unit = e.fn === "unix_seconds" ? "seconds" : e.fn === "unix_millis" ? "millis" : "micros";
       return make((b) => epochUnits(asNum(ts.run(b)), unit, b.numRows));
     }
+    case "timestamp_seconds": {
+      const x = arg(0);
+      return make((b) => secondsToTimestamp(asNum(x.run(b)), b.numRows));
+    }
+    case "window_time": {
+      const w = arg(0);
+      return make((b) => windowTime(asWin(w.run(b)), b.numRows));
+    }
+    case "split":
+      throw splitOutsideExplode();
     default:
       return assertNever(e.fn, "function");
   }

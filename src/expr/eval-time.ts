@@ -59,3 +59,38 @@ export function epochUnits(ts: NumVec, unit: "seconds" | "millis" | "micros", n:
   }
   return { kind: "num", values: out, valid: ts.valid };
 }
+
+/**
+ * timestamp_seconds(x): seconds since the epoch as a timestamp, as Spark's SecondsToTimestamp.
+ * Spark keeps microseconds, truncating toward zero (a double's micros are `(x * 1e6).toLong`);
+ * Sluice keeps milliseconds and floors those microseconds, as every coarser unit is reached
+ * (README, "Numbers and times"). NaN and the infinities give null.
+ */
+export function secondsToTimestamp(x: NumVec, n: number): NumVec {
+  const out = new Float64Array(n);
+  const v = x.values;
+  let valid = x.valid;
+  for (let i = 0; i < n; i++) {
+    const s = v[i];
+    if (Number.isFinite(s)) out[i] = Math.floor(Math.trunc(s * 1e6) / 1000);
+    else {
+      // Vectors are immutable: the first non-finite value copies the validity before marking it.
+      if (valid === x.valid) valid = x.valid === null ? new Uint8Array(n).fill(1) : x.valid.slice();
+      valid![i] = 0;
+    }
+  }
+  return { kind: "num", values: out, valid };
+}
+
+/**
+ * window_time(w): the last time inside the window. Spark gives `end - 1 microsecond`, its finest
+ * unit, so that the time falls inside the half-open [start, end) and a window over it (a second,
+ * chained aggregation) puts it back into the window that produced it. Sluice's finest unit is the
+ * millisecond, so it gives `end - 1 ms`, which keeps both properties for millisecond times.
+ */
+export function windowTime(w: WinVec, n: number): NumVec {
+  const out = new Float64Array(n);
+  const end = w.end;
+  for (let i = 0; i < n; i++) out[i] = end[i] - 1;
+  return { kind: "num", values: out, valid: w.valid };
+}

@@ -2,6 +2,9 @@ import { AnalysisError, messages } from "../errors/errors.js";
 import { checkValueEncoding } from "../formats/value-encoding.js";
 import { type ColType, type DType, type Field, type Fields, isNumeric } from "../types/dtype.js";
 import { assertNever, type Expr, type ExprOf, unalias } from "./ast.js";
+import { explodeOutsideSelect, splitOutsideExplode } from "./generator.js";
+import { intervalOutsideTimeArithmetic } from "./interval.js";
+import { intervalShift, shiftedTimeType } from "./time-arithmetic.js";
 
 /** Looks a column up by name, including `window.start` / `window.end` on window columns. */
 export function lookupColumn(name: string, fields: Fields): ColType {
@@ -43,6 +46,8 @@ export function resolveType(e: Expr, fields: Fields): ColType {
     case "alias":
       return resolveType(e.child, fields);
     case "arith": {
+      const shift = intervalShift(e);
+      if (shift) return shiftedTimeType(resolveType(shift.time, fields));
       const l = resolveType(e.left, fields);
       const r = resolveType(e.right, fields);
       const what = `arithmetic "${e.op}"`;
@@ -121,6 +126,10 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       need(t.type === "timestamp", e.kind === "window" ? "window()" : "session_window()", "a timestamp column", t.type);
       return { type: "window", nullable: false };
     }
+    case "interval":
+      throw intervalOutsideTimeArithmetic(e);
+    case "explode":
+      throw explodeOutsideSelect();
     case "decodeValues":
       throw severalColumns(e);
     case "encodeValues":
@@ -299,6 +308,15 @@ function resolveCall(e: Extract<Expr, { kind: "call" }>, fields: Fields): ColTyp
     case "unix_micros":
       need(first.type === "timestamp", `${e.fn}()`, "a timestamp", first.type);
       return { type: "int64", nullable };
+    case "timestamp_seconds":
+      // A double that is NaN or infinite has no time: null, as Spark's SecondsToTimestamp.
+      need(isNumeric(first.type), "timestamp_seconds()", "a number of seconds", first.type);
+      return { type: "timestamp", nullable: nullable || first.type === "float64" };
+    case "window_time":
+      need(first.type === "window", "window_time()", "a window column (from window() or session_window())", first.type);
+      return { type: "timestamp", nullable };
+    case "split":
+      throw splitOutsideExplode();
     default:
       return assertNever(e.fn, "function");
   }
@@ -339,6 +357,11 @@ export function outputName(e: Expr): string {
       return "session_window";
     case "agg":
       return `${e.fn}(${e.child ? outputName(e.child) : "1"})`;
+    case "interval":
+      return `INTERVAL '${e.text}'`;
+    case "explode":
+      // Spark names a generator's one output "col".
+      return "col";
     case "decodeValues":
       return `from_${e.format.kind}(${outputName(e.child)})`;
     case "encodeValues":

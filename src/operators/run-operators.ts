@@ -5,6 +5,7 @@ import { DeduplicateExec } from "./deduplicate-exec.js";
 import { type Exec, type ExecContext, isStateful, type StatefulExec } from "./exec.js";
 import { FilterExec } from "./filter-exec.js";
 import { FinalAggregateExec } from "./final-aggregate-exec.js";
+import { GenerateExec } from "./generate-exec.js";
 import { LimitExec } from "./limit-exec.js";
 import { ObserveEventTimeExec } from "./observe-event-time-exec.js";
 import { PartialAggregateExec } from "./partial-aggregate-exec.js";
@@ -20,6 +21,8 @@ export function createExec(spec: OperatorSpec): Exec {
       return new FilterExec(spec.condition);
     case "project":
       return new ProjectExec(spec.exprs);
+    case "generate":
+      return new GenerateExec(spec.exprs);
     case "observeEventTime":
       return new ObserveEventTimeExec(spec.column, spec.watermarkIndex);
     case "joinStatic":

@@ -14,6 +14,8 @@ function describe(p: LogicalPlan): string {
       return `${p.streaming ? "StreamingRelation" : "Relation"} ${describeSource(p.source)}`;
     case "project":
       return `Project [${p.exprs.map(outputName).join(", ")}]`;
+    case "generate":
+      return `Generate [${p.exprs.map(outputName).join(", ")}]`;
     case "filter":
       return `Filter ${outputName(p.condition)}`;
     case "union":

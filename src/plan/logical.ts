@@ -20,6 +20,11 @@ export type LogicalPlan =
   /** Each expression yields one output column named by `outputName`. */
   | { readonly kind: "project"; readonly input: LogicalPlan; readonly exprs: readonly Expr[] }
   | { readonly kind: "filter"; readonly input: LogicalPlan; readonly condition: Expr }
+  /**
+   * A select with one top-level `explode(split(...))`, as Spark's Generate under a Project: each
+   * input row gives one output row per piece, the other expressions repeated on each.
+   */
+  | { readonly kind: "generate"; readonly input: LogicalPlan; readonly exprs: readonly Expr[] }
   | { readonly kind: "union"; readonly inputs: readonly LogicalPlan[] }
   | { readonly kind: "watermark"; readonly input: LogicalPlan; readonly column: string; readonly delayMs: number }
   | {

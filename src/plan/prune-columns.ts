@@ -50,6 +50,9 @@ class Pruner {
         const input = prune(p.input, columnsOf(exprs));
         return input === p.input && exprs.length === p.exprs.length ? p : { ...p, input, exprs };
       }
+      case "generate":
+        // Every output is kept: dropping one would not change the row count, but the list is the user's select.
+        return withInput(p, prune(p.input, columnsOf(p.exprs)));
       case "filter":
         return withInput(p, prune(p.input, plus(needed, columnsOf([p.condition]))));
       case "watermark":

@@ -4,6 +4,8 @@ import type { Expr } from "../expr/ast.js";
 import { lookupColumn, outputField, outputName, resolveType } from "../expr/resolve.js";
 import type { Field, Fields } from "../types/dtype.js";
 import { checkValueFormat } from "../formats/value-format.js";
+import { unionFields } from "./union-types.js";
+import { generatedField, generatorIndex } from "../expr/generator.js";
 import type { LogicalPlan } from "./logical.js";
 
 const cache = new WeakMap<LogicalPlan, Fields>();
@@ -28,25 +30,20 @@ function compute(p: LogicalPlan): Fields {
       const input = schemaOf(p.input);
       return uniqueNames(p.exprs.flatMap((e) => (e.kind === "decodeValues" ? decodedFields(e, input) : [outputField(e, input)])), "select");
     }
+    case "generate": {
+      const input = schemaOf(p.input);
+      const at = generatorIndex(p.exprs);
+      return uniqueNames(p.exprs.map((e, i) => (i === at ? generatedField(e, input) : outputField(e, input))), "select");
+    }
     case "filter": {
       const input = schemaOf(p.input);
       const f = outputField(p.condition, input);
       if (f.type !== "boolean") throw new AnalysisError(`filter condition "${f.name}" must be boolean, but is ${f.type}`);
       return input;
     }
-    case "union": {
-      const [head, ...rest] = p.inputs.map(schemaOf);
-      for (const other of rest) {
-        const same = other.length === head!.length && other.every((f, i) => f.type === head![i]!.type);
-        if (!same) {
-          throw new AnalysisError(
-            `union needs inputs with the same column types in the same order: [${head!.map((f) => f.type)}] vs [${other.map((f) => f.type)}]`,
-          );
-        }
-      }
-      // Spark's union resolves by position, keeps the first input's names and widens nullability.
-      return head!.map((f, i) => ({ ...f, nullable: p.inputs.some((_, j) => (j === 0 ? f : rest[j - 1]![i]!).nullable) }));
-    }
+    case "union":
+      // Spark's union resolves by position, keeps the first input's names and widens types and nullability.
+      return unionFields(p.inputs.map(schemaOf));
     case "watermark": {
       const input = schemaOf(p.input);
       const t = lookupColumn(p.column, input);

@@ -57,6 +57,8 @@ export interface AggregateSpec {
 export type OperatorSpec =
   | { readonly op: "filter"; readonly condition: Expr }
   | { readonly op: "project"; readonly exprs: readonly Expr[] }
+  /** A select with one explode(split(...)): one row per piece (stateless, in workers with project and filter). */
+  | { readonly op: "generate"; readonly exprs: readonly Expr[] }
   /** Records min/max/avg of an event-time column for watermark `watermarkIndex` (no row change). */
   | { readonly op: "observeEventTime"; readonly column: string; readonly watermarkIndex: number }
   | {

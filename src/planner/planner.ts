@@ -23,7 +23,7 @@ export function planPhysical(written: LogicalPlan): PhysicalPlan {
 
   const top: LogicalPlan[] = [];
   let node = root;
-  while (node.kind === "project" || node.kind === "filter" || node.kind === "sort" || node.kind === "limit") {
+  while (node.kind === "project" || node.kind === "generate" || node.kind === "filter" || node.kind === "sort" || node.kind === "limit") {
     top.push(node);
     node = node.input;
   }
@@ -112,9 +112,12 @@ function buildPipelines(p: LogicalPlan, ctx: PlanContext, above: readonly Operat
   switch (p.kind) {
     case "source":
       return [{ sourceIndex: -1, source: p.source, operators: above }];
-    case "union":
-      return p.inputs.flatMap((input) => buildPipelines(input, ctx, above));
+    case "union": {
+      const fields = schemaOf(p);
+      return p.inputs.flatMap((input) => buildPipelines(input, ctx, [...toUnionFields(schemaOf(input), fields), ...above]));
+    }
     case "project":
+    case "generate":
     case "filter":
       return buildPipelines(p.input, ctx, [toOperatorSpec(p), ...above]);
     case "watermark": {
@@ -155,9 +158,24 @@ function buildJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext, above: r
   return buildPipelines(probe, ctx, [...steps, ...above]);
 }
 
+/**
+ * The projection that gives a union input the union's columns (Spark's `WidenSetOperationTypes`
+ * adds the same): the first input's names, each narrower column cast to the widened type. None
+ * when the input has them already.
+ */
+function toUnionFields(input: Fields, union: Fields): OperatorSpec[] {
+  if (input.every((f, i) => f.name === union[i]!.name && f.type === union[i]!.type)) return [];
+  const exprs = input.map((f, i): Expr => {
+    const target = union[i]!;
+    const column: Expr = { kind: "col", name: f.name };
+    return { kind: "alias", child: f.type === target.type ? column : { kind: "cast", child: column, to: target.type }, name: target.name };
+  });
+  return [{ op: "project", exprs }];
+}
+
 function operatorFields(op: OperatorSpec, fields: Fields): Fields {
-  if (op.op !== "project") return fields;
-  return schemaOf({ kind: "project", input: { kind: "source", streaming: false, source: { format: "table", tableId: "", fields }, fields }, exprs: op.exprs });
+  if (op.op !== "project" && op.op !== "generate") return fields;
+  return schemaOf({ kind: op.op, input: { kind: "source", streaming: false, source: { format: "table", tableId: "", fields }, fields }, exprs: op.exprs });
 }
 
 /** The operator of a logical node that maps one to one onto a physical operator. */
@@ -165,6 +183,8 @@ function toOperatorSpec(p: LogicalPlan): OperatorSpec {
   switch (p.kind) {
     case "project":
       return { op: "project", exprs: p.exprs };
+    case "generate":
+      return { op: "generate", exprs: p.exprs };
     case "filter":
       return { op: "filter", condition: p.condition };
     case "sort":

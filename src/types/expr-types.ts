@@ -12,8 +12,13 @@ export type TExpr =
   | { readonly k: "bool"; readonly args: readonly TExpr[] }
   | { readonly k: "same"; readonly a: TExpr; readonly nullable: boolean | "inherit" }
   | { readonly k: "sum"; readonly a: TExpr }
-  | { readonly k: "map"; readonly a: TExpr; readonly to: DType; readonly nullable: boolean | "inherit" }
-  | { readonly k: "case"; readonly values: readonly TExpr[] };
+  /** "inheritOrDouble": nullable where the argument is, and always for a double (NaN has no value, e.g. timestamp_seconds). */
+  | { readonly k: "map"; readonly a: TExpr; readonly to: DType; readonly nullable: boolean | "inherit" | "inheritOrDouble" }
+  | { readonly k: "case"; readonly values: readonly TExpr[] }
+  /** A day-time interval literal: no column type of its own, it shifts the timestamp it is added to. */
+  | { readonly k: "interval" }
+  /** `expr("...")`: a column whose type the analyzer finds only when the query is built. */
+  | { readonly k: "unknown" };
 
 export type Ref<N extends string> = { readonly k: "ref"; readonly n: N };
 export type Fixed<T extends DType, Nl extends boolean = false> = { readonly k: "fixed"; readonly t: ColType<T, Nl> };
@@ -47,7 +52,17 @@ type ResolveRef<N extends string, S extends SchemaShape> = N extends keyof S
       : never
     : never;
 
-export type Resolve<E, S extends SchemaShape> = E extends { k: "ref"; n: infer N extends string }
+export type Resolve<E, S extends SchemaShape> = E extends { k: "unknown" }
+  ? ColType
+  : E extends { k: "arith"; a: infer A; b: { k: "interval" } }
+    ? Resolve<A, S>
+    : E extends { k: "arith"; a: { k: "interval" }; b: infer B }
+      ? Resolve<B, S>
+      : E extends { k: "arith"; a: { k: "unknown" } } | { k: "arith"; b: { k: "unknown" } }
+        ? ColType
+        : ResolveTyped<E, S>;
+
+type ResolveTyped<E, S extends SchemaShape> = E extends { k: "ref"; n: infer N extends string }
   ? ResolveRef<N, S>
   : E extends { k: "fixed"; t: infer T extends ColType }
     ? T
@@ -63,7 +78,7 @@ export type Resolve<E, S extends SchemaShape> = E extends { k: "ref"; n: infer N
           : E extends { k: "sum"; a: infer A }
             ? ColType<Resolve<A, S>["type"] extends "float64" ? "float64" : "int64", true>
             : E extends { k: "map"; a: infer A; to: infer T extends DType; nullable: infer Nl }
-              ? ColType<T, Nl extends boolean ? Nl : Resolve<A, S>["nullable"]>
+              ? ColType<T, Nl extends boolean ? Nl : Nl extends "inheritOrDouble" ? Or<Resolve<A, S>["type"] extends "float64" ? true : false, Resolve<A, S>["nullable"]> : Resolve<A, S>["nullable"]>
               : E extends { k: "case"; values: infer Vs extends readonly unknown[] }
                 ? ColType<Resolve<Vs[0], S>["type"], true>
                 : never;

@@ -54,3 +54,36 @@ export type JoinSchema<L extends SchemaShape, R extends SchemaShape, On extends 
 >;
 
 export type MergeSchemas<A extends SchemaShape, B extends SchemaShape> = Simplify<A & B>;
+
+type NumericDType = "int32" | "int64" | "float64";
+
+/**
+ * The types a union may meet `T` with (plan/union-types.ts has the rules): numbers widen among
+ * themselves, a string takes numbers and timestamps, every other type only itself.
+ */
+type UnionPartner<T> = T extends NumericDType
+  ? NumericDType | "string"
+  : T extends "string"
+    ? NumericDType | "string" | "timestamp"
+    : T extends "timestamp"
+      ? "timestamp" | "string"
+      : T;
+
+/** What `union` accepts beside S: the same column names, each of a type S's column widens with. */
+export type UnionInput<S extends SchemaShape> = { readonly [K in keyof S]: ColType<UnionPartner<S[K]["type"]>> };
+
+/** The wider of two column types, as `union` widens them. */
+export type WiderType<A, B> = [A] extends [B]
+  ? A
+  : "string" extends A | B
+    ? "string"
+    : "float64" extends A | B
+      ? "float64"
+      : "int64" extends A | B
+        ? "int64"
+        : A;
+
+/** The schema of `a.union(b)`: a's names, each column widened with b's, nullable where either is. */
+export type UnionSchema<A extends SchemaShape, B extends SchemaShape> = Simplify<{
+  readonly [K in keyof A]: K extends keyof B ? ColType<WiderType<A[K]["type"], B[K]["type"]>, true extends A[K]["nullable"] | B[K]["nullable"] ? true : false> : A[K];
+}>;
