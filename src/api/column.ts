@@ -64,6 +64,14 @@ export class Column<E extends TExpr = TExpr, R extends string = string, N extend
     return cmp(">=", this, other);
   }
 
+  /** `lower <= this AND this <= upper`, as Spark's `between` (both bounds inclusive). */
+  between<L extends Operand, U extends Operand>(
+    lower: L,
+    upper: U,
+  ): Column<Bool<[E, ExprOf<L>, ExprOf<U>]>, R | RefsOf<L> | RefsOf<U>, `((${N} >= ${NameOf<L>}) AND (${N} <= ${NameOf<U>}))`> {
+    return new Column({ kind: "logic", op: "and", left: cmp(">=", this, lower).expr, right: cmp("<=", this, upper).expr });
+  }
+
   and<O extends Operand>(other: O): Column<Bool<[E, ExprOf<O>]>, R | RefsOf<O>, `(${N} AND ${NameOf<O>})`> {
     return new Column({ kind: "logic", op: "and", left: this.expr, right: toExpr(other) });
   }

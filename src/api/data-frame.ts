@@ -3,10 +3,10 @@ import { toRecordBatch } from "../batch/batch.js";
 import { batchToRows } from "../batch/rows.js";
 import { parseDuration } from "../config/duration.js";
 import { AnalysisError } from "../errors/errors.js";
-import type { Expr } from "../expr/ast.js";
+import { mapColumns, type Expr } from "../expr/ast.js";
 import { generatorIndex } from "../expr/generator.js";
 import type { JoinType, LogicalPlan, SortKey } from "../plan/logical.js";
-import { isStreamingPlan } from "../plan/logical.js";
+import { isStreamingPlan, planChildren } from "../plan/logical.js";
 import { explainPlan } from "../plan/explain.js";
 import { schemaOf } from "../plan/schema-of.js";
 import { describeFields } from "../schema/zod-schema.js";
@@ -17,6 +17,8 @@ import type {
   ColumnName,
   ColumnOf,
   DropSchema,
+  ConditionJoinSchema,
+  JoinHow,
   JoinSchema,
   RenameSchema,
   Selectable,
@@ -35,7 +37,7 @@ export type TimestampColumn<S extends SchemaShape> = {
   [K in ColumnName<S>]: S[K]["type"] extends "timestamp" ? K : never;
 }[ColumnName<S>];
 
-export type JoinHow = "inner" | "left" | "left_outer" | "leftouter";
+export type { JoinHow } from "../types/schema-ops.js";
 
 /** `"window.start"`-style names for each window column of S. */
 type FieldPath<S extends SchemaShape> = {
@@ -80,9 +82,13 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
     return new DataFrame(this.session, plan);
   }
 
-  /** A reference to one of this DataFrame's columns, checked against its schema. */
+  /**
+   * A reference to one of this DataFrame's columns, checked against its schema. It stays bound
+   * to this DataFrame: in a join condition it means this side's column even when the other side
+   * has one of the same name (Spark's `df.col`).
+   */
   col<const N extends ColumnName<S> | FieldPath<S>>(name: N): Column<Ref<N>, Root<N>, Leaf<N>> {
-    const probe: Expr = { kind: "col", name };
+    const probe: Expr = { kind: "col", name, qualifier: planIdOf(this.plan) };
     new DataFrame(this.session, { kind: "project", input: this.plan, exprs: [probe] });
     return new Column(probe) as Column<Ref<N>, Root<N>, Leaf<N>>;
   }
@@ -181,18 +187,32 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
   }
 
   /**
-   * Equi-join on columns present on both sides under the same names (Spark's
-   * `join(right, usingColumns, joinType)`); the keys appear once in the output.
+   * Joins with `right` (Spark's `join`), on columns present on both sides under the same names
+   * (`usingColumns`: the keys appear once in the output) or on a condition over both sides'
+   * columns (every column of both sides in the output; a right column whose name the left has
+   * too is renamed `<name>_right`). `how`: inner (default), left / left_outer, right /
+   * right_outer, full / outer / full_outer, left_semi. Two streams join with Spark's
+   * stream-stream semantics (state bounded by watermarks and time-range conditions).
    */
   join<S2 extends SchemaShape, const K extends ColumnName<S> & ColumnName<S2>, const How extends JoinHow = "inner">(
     right: DataFrame<S2>,
     on: K | readonly K[],
     how?: How,
-  ): DataFrame<JoinSchema<S, S2, K, How>> {
+  ): DataFrame<JoinSchema<S, S2, K, How>>;
+  join<S2 extends SchemaShape, const How extends JoinHow = "inner">(
+    right: DataFrame<S2>,
+    condition: Column<any, ColumnName<S> | ColumnName<S2>, any>,
+    how?: How,
+  ): DataFrame<ConditionJoinSchema<S, S2, How>>;
+  join(right: DataFrame<any>, on: string | readonly string[] | Column<any, any, any>, how?: string): DataFrame<any> {
+    const joinType = normalizeJoinType(how ?? "inner");
+    if (on instanceof Column) {
+      const { rightPlan, condition } = bindJoinCondition(this.plan, right.plan, on.expr);
+      return this.derive({ kind: "join", left: this.plan, right: rightPlan, on: [], condition, joinType });
+    }
     const keys: string[] = typeof on === "string" ? [on] : [...on];
     if (keys.length === 0) throw new AnalysisError("join needs at least one key column");
-    const joinType = normalizeJoinType(how ?? "inner");
-    return this.derive({ kind: "join", left: this.plan, right: right.plan, on: keys, joinType });
+    return this.derive({ kind: "join", left: this.plan, right: right.plan, on: keys, condition: null, joinType });
   }
 
   // ---- actions on static DataFrames ----
@@ -252,14 +272,77 @@ export function toExprOfSelectable(c: string | Column<any, any, any>): Expr {
 }
 
 function normalizeJoinType(how: string): JoinType {
-  switch (how.toLowerCase()) {
+  switch (how.toLowerCase().replaceAll("_", "")) {
     case "inner":
       return "inner";
     case "left":
-    case "left_outer":
     case "leftouter":
       return "left";
+    case "right":
+    case "rightouter":
+      return "right";
+    case "full":
+    case "outer":
+    case "fullouter":
+      return "full";
+    case "leftsemi":
+    case "semi":
+      return "leftSemi";
     default:
-      throw new AnalysisError(`join type "${how}" is not supported; use "inner" or "left"`);
+      throw new AnalysisError(`join type "${how}" is not supported; use "inner", "left", "right", "full" or "left_semi"`);
   }
+}
+
+// ---- binding a join condition to the sides ----
+
+const planIds = new WeakMap<LogicalPlan, number>();
+let nextPlanId = 1;
+
+/** A number naming a plan node, so a column from `df.col` can say which DataFrame it belongs to. */
+function planIdOf(plan: LogicalPlan): number {
+  let id = planIds.get(plan);
+  if (id === undefined) planIds.set(plan, (id = nextPlanId++));
+  return id;
+}
+
+/** Whether `plan` is, or has below it, the node a qualified column names. */
+function holdsPlan(plan: LogicalPlan, id: number): boolean {
+  return planIds.get(plan) === id || planChildren(plan).some((c) => holdsPlan(c, id));
+}
+
+/**
+ * A join condition over the output of `left` and `right` as the join has it: each column is
+ * bound to its side (by `df.col`, or by its name where only one side has it), and a right column
+ * whose name the left has too is renamed `<name>_right` under the right side's plan.
+ */
+function bindJoinCondition(left: LogicalPlan, right: LogicalPlan, condition: Expr): { rightPlan: LogicalPlan; condition: Expr } {
+  const leftNames = new Set(schemaOf(left).map((f) => f.name));
+  const rightFields = schemaOf(right);
+  const rightNames = new Set(rightFields.map((f) => f.name));
+  const renamed = (name: string) => (leftNames.has(name) ? `${name}_right` : name);
+  const sideOf = (e: Expr & { kind: "col" }): "left" | "right" => {
+    const root = e.name.includes(".") ? e.name.slice(0, e.name.lastIndexOf(".")) : e.name;
+    if (e.qualifier !== undefined) {
+      const inLeft = holdsPlan(left, e.qualifier);
+      const inRight = holdsPlan(right, e.qualifier);
+      if (inLeft !== inRight) return inLeft ? "left" : "right";
+      if (!inLeft) throw new AnalysisError(`column "${e.name}" of the join condition belongs to a DataFrame that is neither side of this join`);
+    }
+    if (leftNames.has(root) && rightNames.has(root)) {
+      throw new AnalysisError(`column "${e.name}" of the join condition is ambiguous: both sides have it; name one side's with left.col("${e.name}") or right.col("${e.name}")`);
+    }
+    if (rightNames.has(root)) return "right";
+    if (leftNames.has(root)) return "left";
+    throw new AnalysisError(`column "${e.name}" of the join condition is on neither side of the join`);
+  };
+  const bound = mapColumns(condition, (e) => {
+    if (sideOf(e) === "left") return { kind: "col", name: e.name };
+    const dot = e.name.lastIndexOf(".");
+    return { kind: "col", name: dot > 0 ? `${renamed(e.name.slice(0, dot))}${e.name.slice(dot)}` : renamed(e.name) };
+  });
+  const clashes = rightFields.some((f) => leftNames.has(f.name));
+  const rightPlan: LogicalPlan = clashes
+    ? { kind: "project", input: right, exprs: rightFields.map((f): Expr => (leftNames.has(f.name) ? { kind: "alias", child: { kind: "col", name: f.name }, name: renamed(f.name) } : { kind: "col", name: f.name })) }
+    : right;
+  return { rightPlan, condition: bound };
 }

@@ -64,9 +64,11 @@ describe("start() rejects what Spark rejects, with Spark's reasons", () => {
       "Limits are not supported on streaming DataFrames/Datasets in Update output mode",
     ],
     [
-      "two aggregations",
+      "an aggregation after an aggregation in complete mode",
       () => stream().groupBy("page", "user").count().groupBy("page").agg(count().alias("users")).writeStream.outputMode("complete").format("memory").queryName("q8").start(),
-      "Multiple streaming aggregations are not supported with streaming DataFrames/Datasets",
+      "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, " +
+        'which are "late rows" in downstream stateful operations and these rows can be discarded. Sluice refuses such a query: run the downstream stateful operator in append mode, ' +
+        "or write the aggregation's updates to a sink and run the next operator on them in another query",
     ],
     [
       "dropDuplicatesWithinWatermark without a watermark",
@@ -74,9 +76,14 @@ describe("start() rejects what Spark rejects, with Spark's reasons", () => {
       "dropDuplicatesWithinWatermark is not supported in streaming DataFrames/DataSets without watermark",
     ],
     [
-      "a join of two streams",
-      () => stream().join(session.memoryStream(Score).toDF(), "user").writeStream.outputMode("append").format("memory").queryName("q10").start(),
-      "stream-stream joins are not supported yet; join a stream with a static DataFrame",
+      "a join of two streams in update mode",
+      () => stream().join(session.memoryStream(Score).toDF(), "user").writeStream.outputMode("update").format("memory").queryName("q10").start(),
+      "Join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode",
+    ],
+    [
+      "a left outer join of two streams without a watermark",
+      () => stream().join(session.memoryStream(Score).toDF(), "user", "left").writeStream.outputMode("append").format("memory").queryName("q10b").start(),
+      "Stream-stream LeftOuter join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition",
     ],
     [
       "a left outer join with the stream on the right",

@@ -37,7 +37,11 @@ export type ScalarFn =
 export type AggFn = "count" | "sum" | "avg" | "min" | "max" | "first" | "last";
 
 export type Expr =
-  | { readonly kind: "col"; readonly name: string }
+  /**
+   * A column by name. `qualifier` is set by `df.col(name)`: it names the DataFrame the column
+   * belongs to, which only a join condition reads (to tell the sides apart); elsewhere the name alone counts.
+   */
+  | { readonly kind: "col"; readonly name: string; readonly qualifier?: number }
   | { readonly kind: "lit"; readonly value: Literal; readonly type: DType }
   | { readonly kind: "arith"; readonly op: ArithOp; readonly left: Expr; readonly right: Expr }
   | { readonly kind: "cmp"; readonly op: CmpOp; readonly left: Expr; readonly right: Expr }
@@ -163,6 +167,53 @@ export function children(e: Expr): readonly Expr[] {
     default:
       return assertNever(e, "expression");
   }
+}
+
+/** `e` with its direct sub-expressions replaced by `next` (in `children` order). */
+export function withChildren(e: Expr, next: readonly Expr[]): Expr {
+  switch (e.kind) {
+    case "col":
+    case "lit":
+    case "interval":
+      return e;
+    case "arith":
+    case "cmp":
+    case "logic":
+      return { ...e, left: next[0]!, right: next[1]! };
+    case "not":
+    case "isNull":
+    case "in":
+    case "cast":
+    case "alias":
+    case "decodeValues":
+    case "encodeValues":
+    case "toJson":
+    case "explode":
+      return { ...e, child: next[0]! };
+    case "struct":
+      return { ...e, fields: next };
+    case "case": {
+      const branches = e.branches.map((_, i) => ({ when: next[2 * i]!, then: next[2 * i + 1]! }));
+      return { ...e, branches, otherwise: e.otherwise ? next[2 * e.branches.length]! : e.otherwise };
+    }
+    case "call":
+      return { ...e, args: next };
+    case "window":
+    case "sessionWindow":
+      return { ...e, time: next[0]! };
+    case "agg":
+      return e.child ? { ...e, child: next[0]! } : e;
+    default:
+      return assertNever(e, "expression");
+  }
+}
+
+/** `e` with every column reference replaced by what `f` gives for it. */
+export function mapColumns(e: Expr, f: (c: Expr & { kind: "col" }) => Expr): Expr {
+  if (e.kind === "col") return f(e);
+  const kids = children(e);
+  if (kids.length === 0) return e;
+  return withChildren(e, kids.map((c) => mapColumns(c, f)));
 }
 
 /** Every column name an expression reads. */

@@ -7,7 +7,7 @@ import { encodeUtf8 } from "../kernels/utf8.js";
 import type { ColType, DType, Fields } from "../types/dtype.js";
 import { type CmpOp, type Expr, type ExprOf, unalias } from "./ast.js";
 import { arithmetic } from "./eval-arith.js";
-import { boolsAsNumbers, compareNumbers, compareStrings, compareStringWithLiteral, flipOp } from "./eval-compare.js";
+import { boolsAsNumbers, compareNumbers, compareStrings, compareStringWithLiteral, compareWindows, flipOp } from "./eval-compare.js";
 import { type JsonMember, type JsonObject, toJsonText, windowObject } from "./eval-json.js";
 import { headersJson } from "./headers-json.js";
 import { jsonKey } from "./json-text.js";
@@ -96,6 +96,7 @@ function comparisonRunner(op: CmpOp, left: Compiled, right: Compiled): (b: Batch
   if (lt === "boolean") {
     return (b) => compareNumbers(op, boolsAsNumbers(asBool(left.run(b))), boolsAsNumbers(asBool(right.run(b))), b.numRows);
   }
+  if (lt === "window" && (op === "=" || op === "!=")) return (b) => compareWindows(op, asWin(left.run(b)), asWin(right.run(b)), b.numRows);
   throw new AnalysisError(`cannot compare ${lt} with ${right.type.type} in "${op}"`);
 }
 

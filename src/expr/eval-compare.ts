@@ -3,7 +3,7 @@ import { entryCount, spreadEntries } from "../kernels/columns.js";
 import { compareDoubles } from "../kernels/compare.js";
 import { compareUtf8, equalUtf8 } from "../kernels/utf8.js";
 import { assertNever, type CmpOp } from "./ast.js";
-import type { BoolVec, NumVec, StrVec } from "./eval-vec.js";
+import type { BoolVec, NumVec, StrVec, WinVec } from "./eval-vec.js";
 
 /**
  * Comparisons. Numbers follow Spark's NaN rules (NaN equals NaN and is larger than every other
@@ -182,4 +182,12 @@ export function compareStrings(op: CmpOp, left: StrVec, right: StrVec, n: number
 /** Booleans compare as numbers (false < true). */
 export function boolsAsNumbers(v: BoolVec): NumVec {
   return { kind: "num", values: Float64Array.from(v.values), valid: v.valid };
+}
+
+/** Window equality (`=` / `!=`): both bounds equal, as Spark compares window structs; null when either is null. */
+export function compareWindows(op: "=" | "!=", left: WinVec, right: WinVec, n: number): BoolVec {
+  const values = new Uint8Array(n);
+  const equal = op === "=" ? 1 : 0;
+  for (let i = 0; i < n; i++) values[i] = left.start[i] === right.start[i] && left.end[i] === right.end[i] ? equal : 1 - equal;
+  return { kind: "bool", values, valid: andValidity(left.valid, right.valid) };
 }

@@ -63,7 +63,9 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       if (!comparable) {
         throw new AnalysisError(`cannot compare ${l.type} with ${r.type} in "${e.op}"; cast one side first`);
       }
-      need(isScalar(l.type), `comparison "${e.op}"`, "scalar values", l.type);
+      // Windows compare for equality only (a join on window, as Spark's struct equality).
+      const windowEquality = l.type === "window" && r.type === "window" && (e.op === "=" || e.op === "!=");
+      if (!windowEquality) need(isScalar(l.type), `comparison "${e.op}"`, "scalar values", l.type);
       return { type: "boolean", nullable: l.nullable || r.nullable };
     }
     case "logic": {

@@ -42,6 +42,11 @@ export interface BatchInfo {
    */
   readonly watermarkForLateEventsMs: number | null;
   readonly batchTimestampMs: number;
+  /**
+   * Set for the one batch of a static query: the input ends with it, so what an operator holds
+   * back for the watermark is final (a static outer join emits its unmatched rows).
+   */
+  readonly endOfInput?: boolean;
 }
 
 export interface ExecContext {
@@ -51,8 +56,11 @@ export interface ExecContext {
   readonly staticTables: Readonly<Record<string, unknown>>;
   /** Counters stateless operators add to (rows dropped as late, event-time statistics). */
   readonly metrics: TaskMetrics;
-  /** The state store of stateful operator `operatorId`, at the version this run starts from. */
-  stateStore(operatorId: number): StateStore;
+  /**
+   * The state store of stateful operator `operatorId`, at the version this run starts from; an
+   * operator with several stores (a join's two sides) numbers them by `partition`.
+   */
+  stateStore(operatorId: number, partition?: number): StateStore;
 }
 
 /** A stateful operator: its id (its position among the plan's stateful operators) and its figures. */

@@ -13,6 +13,7 @@ import { ProjectExec } from "./project-exec.js";
 import { SessionMergeExec } from "./session-merge-exec.js";
 import { SortExec } from "./sort-exec.js";
 import { StaticJoinExec } from "./static-join-exec.js";
+import { StreamJoinExec } from "./stream-join-exec.js";
 
 /** The `*Exec` of an operator spec. */
 export function createExec(spec: OperatorSpec): Exec {
@@ -35,6 +36,8 @@ export function createExec(spec: OperatorSpec): Exec {
       return new SessionMergeExec(spec.operatorId, spec.spec);
     case "deduplicate":
       return new DeduplicateExec(spec.operatorId, spec);
+    case "streamJoin":
+      return new StreamJoinExec(spec.operatorId, spec);
     case "sort":
       return new SortExec(spec.orders);
     case "limit":
@@ -53,13 +56,19 @@ export function createExec(spec: OperatorSpec): Exec {
  */
 export class OperatorChain {
   readonly execs: readonly Exec[];
+  private contexts: readonly ExecContext[] = [];
 
   constructor(specs: readonly OperatorSpec[]) {
     this.execs = specs.map(createExec);
   }
 
-  open(ctx: ExecContext): void {
-    for (const exec of this.execs) exec.open(ctx);
+  /**
+   * Opens every operator with `ctx`, or with `ctx(i)` for operator i: on the driver each stateful
+   * operator has its own watermarks, and the operators that prepare its input share them.
+   */
+  open(ctx: ExecContext | ((index: number) => ExecContext)): void {
+    this.contexts = this.execs.map((_, i) => (typeof ctx === "function" ? ctx(i) : ctx));
+    this.execs.forEach((exec, i) => exec.open(this.contexts[i]!));
   }
 
   /** The batches that came out of the last operator for `batch` (none or one). */
@@ -67,11 +76,11 @@ export class OperatorChain {
     return this.from(0, batch);
   }
 
-  /** Ends the micro-batch: what every operator emits at `watermarkMs`, through the rest of the chain. */
-  onWatermark(watermarkMs: number | null): Batch[] {
+  /** Ends the micro-batch: what every operator emits at its eviction watermark, through the rest of the chain. */
+  onWatermark(): Batch[] {
     const out: Batch[] = [];
     this.execs.forEach((exec, i) => {
-      const emitted = exec.onWatermark(watermarkMs);
+      const emitted = exec.onWatermark(this.contexts[i]!.batch.watermarkMs);
       if (emitted !== null) out.push(...this.from(i + 1, emitted));
     });
     return out;

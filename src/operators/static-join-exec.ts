@@ -4,7 +4,6 @@ import { AnalysisError, InternalError } from "../errors/errors.js";
 import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
 import { buildJoinHashTable, probeJoinHashTable, type JoinHashTable } from "../kernels/join-hash.js";
 import { keyColumn, shareKeyColumn, type KeyColumn } from "../kernels/join-hash-keys.js";
-import type { JoinType } from "../plan/logical.js";
 import type { Field } from "../types/dtype.js";
 import { packBatch, unpackBatch, type PackedBatch } from "../workers/transfer.js";
 import { BaseExec } from "./exec.js";
@@ -88,7 +87,7 @@ export class StaticJoinExec extends BaseExec {
   constructor(
     readonly tableId: string,
     readonly on: readonly string[],
-    readonly joinType: JoinType,
+    readonly joinType: "inner" | "left",
   ) {
     super();
   }

@@ -13,7 +13,8 @@ export interface SortKey {
   readonly ascending: boolean;
 }
 
-export type JoinType = "inner" | "left";
+/** Spark's join types Sluice runs: `left` and `right` are the outer joins, `leftSemi` keeps the left rows that match. */
+export type JoinType = "inner" | "left" | "right" | "full" | "leftSemi";
 
 export type LogicalPlan =
   | { readonly kind: "source"; readonly streaming: boolean; readonly source: SourceDesc; readonly fields: Fields }
@@ -42,12 +43,17 @@ export type LogicalPlan =
     }
   | { readonly kind: "sort"; readonly input: LogicalPlan; readonly orders: readonly SortKey[] }
   | { readonly kind: "limit"; readonly input: LogicalPlan; readonly n: number }
-  /** Equi-join on columns of the same name (Spark's `join(other, usingColumns, how)`). */
+  /**
+   * A join: on columns of the same name (`on`, Spark's `join(right, usingColumns, how)`: each key
+   * appears once in the output) or on a condition over both sides' columns (`condition`, with `on`
+   * empty; the output has every column of both sides, names unique).
+   */
   | {
       readonly kind: "join";
       readonly left: LogicalPlan;
       readonly right: LogicalPlan;
       readonly on: readonly string[];
+      readonly condition: Expr | null;
       readonly joinType: JoinType;
     };
 

@@ -72,10 +72,12 @@ class Pruner {
         return inputs.every((input, i) => input === p.inputs[i]) ? p : { ...p, inputs };
       }
       case "join": {
-        // Output names are unique across the two sides except the join keys, which both sides need.
+        // Output names are unique across the two sides except the join keys, which both sides need;
+        // each side keeps what the condition reads of it.
+        const conditionRefs = p.condition ? columnsOf([p.condition]) : new Set<string>();
         const side = (input: LogicalPlan): Needed => {
           if (needed === ALL) return ALL;
-          const names = new Set(p.on);
+          const names = new Set([...p.on, ...[...conditionRefs].filter((c) => schemaOf(input).some((f) => f.name === c))]);
           for (const f of schemaOf(input)) if (needed.has(f.name)) names.add(f.name);
           return names;
         };

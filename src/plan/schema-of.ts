@@ -80,25 +80,54 @@ function compute(p: LogicalPlan): Fields {
     case "limit":
       if (!Number.isInteger(p.n) || p.n < 0) throw new AnalysisError(`limit(${p.n}) needs a non-negative integer`);
       return schemaOf(p.input);
-    case "join": {
-      const left = schemaOf(p.left);
-      const right = schemaOf(p.right);
-      for (const k of p.on) {
-        const l = lookupColumn(k, left);
-        const r = lookupColumn(k, right);
-        if (l.type !== r.type) throw new AnalysisError(`join key "${k}" is ${l.type} on the left but ${r.type} on the right`);
-        notHeaders({ name: k, ...l }, "join");
-        if (l.type === "binary") {
-          throw new AnalysisError(`join key "${k}" is binary, which a join cannot hash yet; join on its hex text instead: withColumn("${k}", hex(col("${k}"))) on both sides keeps every byte`);
-        }
-      }
-      const rest = right.filter((f) => !p.on.includes(f.name));
-      const rightOut: Field[] = rest.map((f) => (p.joinType === "left" ? { ...f, nullable: true } : f));
-      return uniqueNames([...left, ...rightOut], "join");
-    }
+    case "join":
+      return joinFields(p);
     default:
       return assertNever(p, "plan node");
   }
+}
+
+/**
+ * A join's output. On columns (`on`): every left column (each key where the left has it), then the
+ * right side's other columns; a right outer join takes the keys' nullability from the right, a full
+ * outer join makes them nullable unless both sides' are not. On a condition: every left column,
+ * then every right column. The side an outer join may leave without a match becomes nullable; a
+ * left semi join gives the left columns only.
+ */
+function joinFields(p: LogicalPlan & { kind: "join" }): Fields {
+  const left = schemaOf(p.left);
+  const right = schemaOf(p.right);
+  for (const k of p.on) {
+    const l = lookupColumn(k, left);
+    const r = lookupColumn(k, right);
+    if (l.type !== r.type) throw new AnalysisError(`join key "${k}" is ${l.type} on the left but ${r.type} on the right`);
+    notHeaders({ name: k, ...l }, "join");
+    if (l.type === "binary") {
+      throw new AnalysisError(`join key "${k}" is binary, which a join cannot hash yet; join on its hex text instead: withColumn("${k}", hex(col("${k}"))) on both sides keeps every byte`);
+    }
+  }
+  const leftNullable = p.joinType === "right" || p.joinType === "full";
+  const rightNullable = p.joinType === "left" || p.joinType === "full";
+  const leftOut = left.map((f): Field => {
+    if (!p.on.includes(f.name)) return leftNullable ? { ...f, nullable: true } : f;
+    const r = right.find((g) => g.name === f.name)!;
+    if (p.joinType === "right") return { ...f, nullable: r.nullable };
+    return p.joinType === "full" ? { ...f, nullable: f.nullable || r.nullable } : f;
+  });
+  if (p.joinType === "leftSemi") {
+    if (p.condition) checkJoinCondition(p.condition, [...left, ...right]);
+    return left;
+  }
+  const rest = right.filter((f) => !p.on.includes(f.name));
+  const rightOut = rest.map((f): Field => (rightNullable ? { ...f, nullable: true } : f));
+  const fields = uniqueNames([...leftOut, ...rightOut], "join");
+  if (p.condition) checkJoinCondition(p.condition, [...left, ...right]);
+  return fields;
+}
+
+function checkJoinCondition(condition: Expr, fields: Fields): void {
+  const f = outputField(condition, fields);
+  if (f.type !== "boolean") throw new AnalysisError(`join condition "${f.name}" must be boolean, but is ${f.type}`);
 }
 
 /**

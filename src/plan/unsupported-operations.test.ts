@@ -4,8 +4,7 @@ import type { InputPipeline, OperatorSpec, PhysicalPlan } from "../planner/physi
 import type { Fields } from "../types/dtype.js";
 import { checkStreamingQuery } from "./unsupported-operations.js";
 
-// The watermark rule holds for any physical plan, including ones the planner does not build yet
-// (a watermark between two stateful operators on the driver): these plans are written by hand.
+// The watermark rule holds for any physical plan: these plans are written by hand.
 
 const fields: Fields = [{ name: "t", type: "timestamp", nullable: true }];
 const watermark = (column: string, watermarkIndex: number): OperatorSpec => ({ op: "observeEventTime", column, watermarkIndex });
@@ -16,22 +15,25 @@ function pipeline(operators: OperatorSpec[]): InputPipeline {
 }
 
 function plan(inputs: InputPipeline[], driver: OperatorSpec[]): PhysicalPlan {
-  return { inputs, driver, driverInputFields: fields, outputFields: fields, watermarks: [], staticTables: [] };
+  return {
+    inputs,
+    driver: { kind: "operators", input: { kind: "pipelines", pipelines: inputs.map((_, i) => i) }, operators: driver },
+    outputFields: fields,
+    watermarks: [],
+    staticTables: [],
+    workerPartialOperatorId: null,
+  };
 }
 
 describe("one watermark per path from a source to the sink (Spark 3.5's WatermarkPropagator)", () => {
-  it("refuses a watermark on the driver over a pipeline that has one, naming both columns", () => {
-    const check = () => checkStreamingQuery(plan([pipeline([watermark("a", 0)])], [dedup, watermark("b", 1)]), "append");
+  it("refuses a second watermark on a stream that has one, naming both columns", () => {
+    const check = () => checkStreamingQuery(plan([pipeline([watermark("a", 0), watermark("b", 1)])], [dedup]), "append");
     expect(check).toThrow(AnalysisError);
     expect(check).toThrow('Redefining watermark is disallowed: withWatermark("b", ...) is applied to a stream that already has a watermark on "a"');
   });
 
-  it("refuses a watermark on the driver when any one of the pipelines has one", () => {
-    expect(() => checkStreamingQuery(plan([pipeline([]), pipeline([watermark("a", 0)])], [watermark("b", 1)]), "append")).toThrow(/Redefining watermark/);
-  });
-
-  it("accepts a driver watermark over pipelines without one, and one watermark per pipeline", () => {
-    expect(() => checkStreamingQuery(plan([pipeline([]), pipeline([])], [dedup, watermark("b", 0)]), "append")).not.toThrow();
+  it("accepts one watermark per input stream", () => {
+    expect(() => checkStreamingQuery(plan([pipeline([]), pipeline([])], [dedup]), "append")).not.toThrow();
     expect(() => checkStreamingQuery(plan([pipeline([watermark("a", 0)]), pipeline([watermark("a", 1)])], [dedup]), "append")).not.toThrow();
   });
 });

@@ -1,6 +1,7 @@
 import type { OutputMode } from "../config/options.js";
 import { AnalysisError } from "../errors/errors.js";
-import { isAggregation, type AggregateSpec, type OperatorSpec, type PhysicalPlan } from "../planner/physical.js";
+import { checkStreamJoin } from "../planner/plan-join.js";
+import { driverOperators, isAggregation, isStatefulSpec, type AggregateSpec, type DriverNode, type OperatorSpec, type PhysicalPlan } from "../planner/physical.js";
 
 /**
  * Spark's UnsupportedOperationChecker for streaming queries: combinations of operators and output
@@ -9,8 +10,11 @@ import { isAggregation, type AggregateSpec, type OperatorSpec, type PhysicalPlan
  * plans (global session windows) or runs (redefined watermarks) the first batch.
  */
 export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode): void {
-  const aggregate = plan.driver.find(isAggregation)?.spec ?? null;
-  const sessionWindowed = aggregate?.window?.kind === "session";
+  const operators = driverOperators(plan);
+  const aggregations = operators.filter(isAggregation);
+  // Spark checks the aggregation nearest the sink for a watermark, and each session window.
+  const aggregate = aggregations.at(-1)?.spec ?? null;
+  const sessionWindowed = aggregations.some((a) => a.spec.window?.kind === "session");
 
   if (aggregate && mode === "append" && !aggregate.eventTimeKey) {
     throw new AnalysisError(
@@ -27,19 +31,73 @@ export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode): void 
       "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets",
     );
   }
-  if (plan.driver.some((op) => op.op === "sort") && !(aggregate && mode === "complete")) {
+  if (operators.some((op) => op.op === "sort") && !(aggregate && mode === "complete")) {
     throw new AnalysisError(
       "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
     );
   }
-  if (plan.driver.some((op) => op.op === "limit")) {
+  if (operators.some((op) => op.op === "limit")) {
     if (mode === "update") throw new AnalysisError("Limits are not supported on streaming DataFrames/Datasets in Update output mode");
     if (!(aggregate && mode === "complete")) {
       throw new AnalysisError("Sluice supports limit on a streaming DataFrame only after an aggregation in Complete output mode");
     }
   }
-  if (sessionWindowed) checkSessionKeys(aggregate);
+  for (const join of operators.filter((op) => op.op === "streamJoin")) {
+    if (mode !== "append") {
+      throw new AnalysisError(`Join between two streaming DataFrames/Datasets is not supported in ${sparkModeName(mode)} output mode, only in Append output mode`);
+    }
+    checkStreamJoin(join);
+  }
+  for (const a of aggregations) if (a.spec.window?.kind === "session") checkSessionKeys(a.spec);
+  checkStatefulChain(plan.driver, mode);
   checkSingleWatermarkPerPath(plan);
+}
+
+function sparkModeName(mode: OutputMode): string {
+  return mode[0]!.toUpperCase() + mode.slice(1);
+}
+
+/**
+ * Spark's check against a global-watermark correctness issue (checkStreamingQueryGlobalWatermarkLimit):
+ * an aggregation in update or complete mode emits a group again and again, each time with an event
+ * time the watermark may have passed, so a stateful operator after it would drop those rows as
+ * late. Such chains are refused; in append mode every operator emits final rows only, and chains
+ * (deduplication -> aggregation, join -> aggregation, aggregation -> aggregation) are allowed.
+ * A deduplication counts as stateful here only when it keys on event time or drops duplicates
+ * within the watermark (otherwise it keeps no watermark-bound state).
+ */
+function checkStatefulChain(root: DriverNode, mode: OutputMode): void {
+  if (mode === "append") return;
+  const visit = (node: DriverNode, aggregationBelow: boolean): boolean => {
+    switch (node.kind) {
+      case "pipelines":
+        return aggregationBelow;
+      case "join": {
+        const below = visit(node.left, false) || visit(node.right, false);
+        if (below) throw correctnessIssue();
+        return below;
+      }
+      case "operators": {
+        let below = visit(node.input, aggregationBelow);
+        for (const op of node.operators) {
+          if (!isStatefulSpec(op)) continue;
+          const watermarkBound = op.op !== "deduplicate" || op.eventTimeColumn !== null;
+          if (below && watermarkBound) throw correctnessIssue();
+          if (isAggregation(op)) below = true;
+        }
+        return below;
+      }
+    }
+  };
+  visit(root, false);
+}
+
+function correctnessIssue(): AnalysisError {
+  return new AnalysisError(
+    "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, " +
+      'which are "late rows" in downstream stateful operations and these rows can be discarded. Sluice refuses such a query: run the downstream stateful operator in append mode, ' +
+      "or write the aggregation's updates to a sink and run the next operator on them in another query",
+  );
 }
 
 /**
@@ -57,14 +115,14 @@ function checkSessionKeys(aggregate: AggregateSpec): void {
  * Spark 3.5+ (with spark.sql.streaming.statefulOperator.allowMultiple at its default, true) gives
  * each stateful operator the watermark of its input, so a second watermark on a path that already
  * carries one has no defined meaning and is refused (Spark's WatermarkPropagator). A path runs from
- * one source through its pipeline and then the driver's operators, which see every pipeline's rows;
- * watermarks on separate branches of a union are separate inputs and stay allowed. Sluice has no
- * setting for Spark's older single-global-watermark behaviour, so the refusal is unconditional.
+ * one source through its pipeline; a watermark after a stateful operator is refused by the planner,
+ * and watermarks on separate branches of a union or sides of a join are separate inputs and stay
+ * allowed. Sluice has no setting for Spark's older single-global-watermark behaviour, so the
+ * refusal is unconditional.
  */
 function checkSingleWatermarkPerPath(plan: PhysicalPlan): void {
-  const onDriver = plan.driver.filter(isWatermark);
   for (const pipeline of plan.inputs) {
-    const [first, second] = [...pipeline.operators.filter(isWatermark), ...onDriver];
+    const [first, second] = pipeline.operators.filter(isWatermark);
     if (first && second) {
       throw new AnalysisError(
         `Redefining watermark is disallowed: withWatermark("${second.column}", ...) is applied to a stream that already has a watermark on "${first.column}"; ` +

@@ -53,6 +53,43 @@ export interface AggregateSpec {
   readonly eventTimeKey: { readonly index: number; readonly isWindow: boolean } | null;
 }
 
+/**
+ * How a join side's state is bounded by the watermark W (Spark's join state watermarks):
+ * - key: key `keyIndex` carries event time (a watermarked column or a window of one): rows whose
+ *   key time (a window's end) is at or before W can no longer match and leave state;
+ * - value: a time-range condition bounds what the other side can still match: rows whose
+ *   event-time `column` is at or before W + offsetMs leave state.
+ */
+export type JoinStateWatermark =
+  | { readonly kind: "key"; readonly keyIndex: number }
+  | { readonly kind: "value"; readonly column: string; readonly offsetMs: number };
+
+/**
+ * A symmetric hash join (Spark's StreamingSymmetricHashJoinExec): both sides' rows are kept in
+ * state, each new row is matched with the other side's state. `leftKeys`/`rightKeys` are the
+ * equality keys over each side's fields; `leftCondition`/`rightCondition` read one side only
+ * (a row failing it is neither stored nor matched); `pairCondition` reads a pair of rows laid
+ * out as the left fields then the right ones under `rightPairNames`.
+ */
+export interface StreamJoinSpec {
+  readonly op: "streamJoin";
+  readonly operatorId: number;
+  readonly joinType: JoinType;
+  readonly leftFields: Fields;
+  readonly rightFields: Fields;
+  readonly rightPairNames: readonly string[];
+  readonly leftKeys: readonly Expr[];
+  readonly rightKeys: readonly Expr[];
+  readonly leftCondition: Expr | null;
+  readonly rightCondition: Expr | null;
+  readonly pairCondition: Expr | null;
+  /** Each side's watermarked event-time column: rows at or before the late-events watermark are dropped. */
+  readonly leftEventTime: string | null;
+  readonly rightEventTime: string | null;
+  readonly leftState: JoinStateWatermark | null;
+  readonly rightState: JoinStateWatermark | null;
+}
+
 /** One physical operator, as data; `createExec` turns it into its `*Exec`. */
 export type OperatorSpec =
   | { readonly op: "filter"; readonly condition: Expr }
@@ -65,7 +102,7 @@ export type OperatorSpec =
       readonly op: "joinStatic";
       readonly tableId: string;
       readonly on: readonly string[];
-      readonly joinType: JoinType;
+      readonly joinType: "inner" | "left";
     }
   /** Windows rows and aggregates them within the split; the output is a partial-aggregate batch. */
   | { readonly op: "partialAggregate"; readonly spec: AggregateSpec }
@@ -83,6 +120,7 @@ export type OperatorSpec =
       readonly withinWatermarkDelayMs: number | null;
       readonly inputFields: Fields;
     }
+  | StreamJoinSpec
   | { readonly op: "sort"; readonly orders: readonly SortKey[] }
   | { readonly op: "limit"; readonly n: number };
 
@@ -112,21 +150,55 @@ export interface WatermarkSpec {
   readonly delayMs: number;
 }
 
+/**
+ * The driver half as a tree, leaves first in data flow: the union of some input pipelines' task
+ * outputs, operators run in order over one input, or a symmetric hash join of two inputs.
+ */
+export type DriverNode =
+  | { readonly kind: "pipelines"; readonly pipelines: readonly number[] }
+  | { readonly kind: "operators"; readonly input: DriverNode; readonly operators: readonly OperatorSpec[] }
+  | { readonly kind: "join"; readonly left: DriverNode; readonly right: DriverNode; readonly spec: StreamJoinSpec };
+
 export interface PhysicalPlan {
   readonly inputs: readonly InputPipeline[];
-  /** Run on the driver, in order, over the union of the input pipelines' outputs. */
-  readonly driver: readonly OperatorSpec[];
-  /** The fields of the union the driver operators start from. */
-  readonly driverInputFields: Fields;
+  /** Run on the driver over the input pipelines' outputs. */
+  readonly driver: DriverNode;
   readonly outputFields: Fields;
   readonly watermarks: readonly WatermarkSpec[];
   /** Static tables the pipelines join with, built once per query. */
   readonly staticTables: readonly StaticTableSpec[];
+  /**
+   * The aggregation whose partial half runs in the workers, which drop its late rows: those rows
+   * count for it. Null when no aggregation reads the pipelines directly.
+   */
+  readonly workerPartialOperatorId: number | null;
+}
+
+/** Every operator the driver runs, in data-flow order (a join after both its inputs). */
+export function driverOperators(plan: PhysicalPlan): readonly OperatorSpec[] {
+  const out: OperatorSpec[] = [];
+  const visit = (n: DriverNode): void => {
+    switch (n.kind) {
+      case "pipelines":
+        return;
+      case "operators":
+        visit(n.input);
+        out.push(...n.operators);
+        return;
+      case "join":
+        visit(n.left);
+        visit(n.right);
+        out.push(n.spec);
+        return;
+    }
+  };
+  visit(plan.driver);
+  return out;
 }
 
 /** The plan's stateful operators, by operator id (their position in the plan). */
 export function statefulOperators(plan: PhysicalPlan): readonly StatefulOperatorSpec[] {
-  return [...plan.inputs.flatMap((p) => p.operators), ...plan.driver].filter(isStatefulSpec).sort((a, b) => a.operatorId - b.operatorId);
+  return [...plan.inputs.flatMap((p) => p.operators), ...driverOperators(plan)].filter(isStatefulSpec).sort((a, b) => a.operatorId - b.operatorId);
 }
 
 /** The static side of a stream-static join: run once at query start, then shared by all tasks. */

@@ -1,5 +1,6 @@
 import { AnalysisError } from "../errors/errors.js";
 import { type Expr, unalias } from "../expr/ast.js";
+import { carriesEventTime } from "../plan/event-time-columns.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { AggregateCall, AggregateSpec } from "./physical.js";
@@ -38,12 +39,13 @@ export function planAggregate(
       w.kind === "window"
         ? { kind: w.slideMs === w.sizeMs ? "tumbling" : "sliding", sizeMs: w.sizeMs, slideMs: w.slideMs, startMs: w.startMs, keyIndex: windowKey.i }
         : { kind: "session", gapMs: w.gapMs, keyIndex: windowKey.i };
-    if (w.time.kind === "col" && watermarkedColumns.has(w.time.name)) eventTimeKey = { index: windowKey.i, isWindow: true };
+    // A window over a watermarked column, or over window_time of an upstream aggregation's window.
+    if (carriesEventTime(w.time, watermarkedColumns)) eventTimeKey = { index: windowKey.i, isWindow: true };
   }
   if (!eventTimeKey) {
     const i = node.keys.findIndex((k) => {
       const u = unalias(k);
-      return u.kind === "col" && watermarkedColumns.has(u.name);
+      return (u.kind === "col" || u.kind === "call") && carriesEventTime(u, watermarkedColumns);
     });
     if (i >= 0) eventTimeKey = { index: i, isWindow: false };
   }

@@ -1,76 +1,39 @@
 import { AnalysisError, InternalError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
 import type { LogicalPlan } from "../plan/logical.js";
-import { isStreamingPlan } from "../plan/logical.js";
+import { isStreamingPlan, planChildren } from "../plan/logical.js";
+import { eventTimeColumns } from "../plan/event-time-columns.js";
+import type { SourceDesc } from "../sources/source-desc.js";
+import { planJoin } from "./plan-join.js";
 import { pruneColumns } from "../plan/prune-columns.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { Fields } from "../types/dtype.js";
 import { partialFields } from "../operators/aggregate-layout.js";
 import { planAggregate } from "./plan-aggregate.js";
-import type { InputPipeline, OperatorSpec, PhysicalPlan, StaticTableSpec, WatermarkSpec } from "./physical.js";
+import type { DriverNode, InputPipeline, StatefulOperatorSpec, OperatorSpec, PhysicalPlan, StaticTableSpec, WatermarkSpec } from "./physical.js";
 
 /**
- * Logical -> physical. The plan splits at its stateful operator (aggregation or deduplication):
- * what lies below runs per input split in workers, the stateful operator and what lies above it
- * run on the driver over the union of the task outputs. Without a stateful operator, sort and
- * limit (and what follows them) run on the driver, everything else in workers. Columns nothing
- * reads are pruned first (plan/prune-columns). Stateful operators are numbered in plan order
- * (their operator id names their state in the checkpoint); one query holds one of them today.
+ * Logical -> physical. What needs no meeting of rows runs per input split in workers: the
+ * stateless operators above each source, stream-static joins, and the partial half of an
+ * aggregation that reads the pipelines directly. The rest runs on the driver as a tree
+ * (`DriverNode`): stateful operators (aggregations, deduplication, symmetric hash joins) and
+ * everything after the first of them, sort and limit. Stateful operators are numbered in data
+ * flow order (their operator id names their state in the checkpoint); a query may chain several,
+ * each with its own watermark (see runtime/watermark-propagation.ts). Columns nothing reads are
+ * pruned first (plan/prune-columns).
  */
 export function planPhysical(written: LogicalPlan): PhysicalPlan {
   const root = pruneColumns(written);
-  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0 };
-
-  const top: LogicalPlan[] = [];
-  let node = root;
-  while (node.kind === "project" || node.kind === "generate" || node.kind === "filter" || node.kind === "sort" || node.kind === "limit") {
-    top.push(node);
-    node = node.input;
-  }
-
-  let onDriver: LogicalPlan[];
-  let pushed: LogicalPlan[];
-  let stateful: LogicalPlan | null = null;
-  let below: LogicalPlan;
-  if (node.kind === "aggregate" || node.kind === "deduplicate") {
-    onDriver = top;
-    pushed = [];
-    stateful = node;
-    below = node.input;
-  } else {
-    const lastOrdered = findLastIndex(top, (n) => n.kind === "sort" || n.kind === "limit");
-    onDriver = top.slice(0, lastOrdered + 1);
-    pushed = top.slice(lastOrdered + 1);
-    below = node;
-  }
-  rejectNestedStateful(below);
-
-  const pushedOperators = pushed.reverse().map(toOperatorSpec);
-  const driverInputFields = pushedOperators.reduce<Fields>((fields, op) => operatorFields(op, fields), schemaOf(below));
-  const inputs: InputPipeline[] = buildPipelines(below, ctx, pushedOperators).map((p, sourceIndex) => ({ ...p, sourceIndex, outputFields: driverInputFields }));
-
-  const driver: OperatorSpec[] = [];
-  let finalInputs: InputPipeline[] = inputs;
-  let unionFields = driverInputFields;
-  if (stateful?.kind === "aggregate") {
-    const watermarked = new Set(ctx.watermarks.map((w) => w.column));
-    const { spec, preAggregate } = planAggregate(stateful, watermarked);
-    const partial: OperatorSpec[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
-    unionFields = partialFields(spec);
-    finalInputs = inputs.map((p) => ({ ...p, operators: [...p.operators, ...partial], outputFields: unionFields }));
-    driver.push({ op: spec.window?.kind === "session" ? "sessionMerge" : "finalAggregate", operatorId: ctx.nextOperatorId++, spec });
-  } else if (stateful?.kind === "deduplicate") {
-    driver.push(planDeduplicate(stateful, ctx, driverInputFields));
-  }
-  driver.push(...onDriver.reverse().map(toOperatorSpec));
-
+  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0, pipelines: [], workerPartialOperatorId: null };
+  const placed = place(root, ctx);
+  const driver = placed.kind === "driver" ? placed.node : toDriver(placed, ctx);
   return {
-    inputs: finalInputs,
+    inputs: ctx.pipelines,
     driver,
-    driverInputFields: unionFields,
     outputFields: schemaOf(root),
     watermarks: ctx.watermarks,
     staticTables: ctx.staticTables,
+    workerPartialOperatorId: ctx.workerPartialOperatorId,
   };
 }
 
@@ -79,48 +42,45 @@ interface PlanContext {
   watermarks: WatermarkSpec[];
   watermarkOf: Map<LogicalPlan, number>;
   staticTables: StaticTableSpec[];
+  /** Pipelines handed to the driver so far, in index order. */
+  pipelines: InputPipeline[];
+  workerPartialOperatorId: number | null;
 }
 
-function findLastIndex<T>(xs: readonly T[], p: (x: T) => boolean): number {
-  for (let i = xs.length - 1; i >= 0; i--) if (p(xs[i]!)) return i;
-  return -1;
+/** A pipeline being built bottom-up: its source and the operators so far, and their output fields. */
+interface PipelineDraft {
+  readonly source: SourceDesc;
+  readonly operators: readonly OperatorSpec[];
+  readonly fields: Fields;
 }
 
-function rejectNestedStateful(p: LogicalPlan): void {
-  if (p.kind === "aggregate" || p.kind === "deduplicate") {
-    throw new AnalysisError(
-      p.kind === "aggregate"
-        ? "Multiple streaming aggregations are not supported with streaming DataFrames/Datasets"
-        : "Sluice runs one stateful operator per query: deduplicate and aggregate in two queries, or aggregate the deduplicated output of one query in another",
-    );
-  }
-  if (p.kind === "join") {
-    rejectNestedStateful(p.left);
-    return;
-  }
-  if (p.kind === "union") p.inputs.forEach(rejectNestedStateful);
-  else if (p.kind !== "source") rejectNestedStateful(p.input);
-}
+/** Where a subplan's rows are: still in workers (one draft per source leaf), or on the driver. */
+type Placed = { readonly kind: "workers"; readonly drafts: readonly PipelineDraft[] } | { readonly kind: "driver"; readonly node: DriverNode };
 
-let nextTableId = 0;
-
-/**
- * One pipeline per source leaf under `p`. Steps are collected top-down and applied bottom-up, so a
- * node above a union (a filter, a watermark) lands in every branch's pipeline.
- */
-function buildPipelines(p: LogicalPlan, ctx: PlanContext, above: readonly OperatorSpec[]): Omit<InputPipeline, "outputFields">[] {
+function place(p: LogicalPlan, ctx: PlanContext): Placed {
   switch (p.kind) {
     case "source":
-      return [{ sourceIndex: -1, source: p.source, operators: above }];
-    case "union": {
-      const fields = schemaOf(p);
-      return p.inputs.flatMap((input) => buildPipelines(input, ctx, [...toUnionFields(schemaOf(input), fields), ...above]));
-    }
+      return { kind: "workers", drafts: [{ source: p.source, operators: [], fields: p.fields }] };
     case "project":
     case "generate":
     case "filter":
-      return buildPipelines(p.input, ctx, [toOperatorSpec(p), ...above]);
+      return then(place(p.input, ctx), [toOperatorSpec(p)], schemaOf(p));
+    case "sort":
+    case "limit":
+      return { kind: "driver", node: append(driverOf(place(p.input, ctx), ctx), [toOperatorSpec(p)]) };
+    case "union": {
+      const fields = schemaOf(p);
+      const inputs = p.inputs.map((input) => then(place(input, ctx), toUnionFields(schemaOf(input), fields), fields));
+      if (inputs.every((i) => i.kind === "workers")) return { kind: "workers", drafts: inputs.flatMap((i) => (i.kind === "workers" ? i.drafts : [])) };
+      throw new AnalysisError("Sluice cannot union the output of a stateful operator (aggregation, deduplication, stream-stream join) yet; union the inputs before it");
+    }
     case "watermark": {
+      const input = place(p.input, ctx);
+      if (input.kind === "driver") {
+        throw new AnalysisError(
+          `withWatermark("${p.column}") after an aggregation, deduplication or stream-stream join is not supported: define the watermark on the input stream; the stateful operators after it carry it on`,
+        );
+      }
       // One watermark per withWatermark call: two inputs with the same column and delay still
       // have separate watermarks, and a watermark above a union is shared by its branches.
       let index = ctx.watermarkOf.get(p);
@@ -128,34 +88,103 @@ function buildPipelines(p: LogicalPlan, ctx: PlanContext, above: readonly Operat
         index = ctx.watermarks.push({ column: p.column, delayMs: p.delayMs }) - 1;
         ctx.watermarkOf.set(p, index);
       }
-      return buildPipelines(p.input, ctx, [{ op: "observeEventTime", column: p.column, watermarkIndex: index }, ...above]);
+      return then(input, [{ op: "observeEventTime", column: p.column, watermarkIndex: index }], schemaOf(p));
+    }
+    case "aggregate": {
+      const input = place(p.input, ctx);
+      const { spec, preAggregate } = planAggregate(p, eventTimeColumns(p.input));
+      const partial: OperatorSpec[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
+      const final: StatefulOperatorSpec = { op: spec.window?.kind === "session" ? "sessionMerge" : "finalAggregate", operatorId: ctx.nextOperatorId++, spec };
+      if (input.kind === "workers") {
+        ctx.workerPartialOperatorId ??= final.operatorId;
+        const pipelines = toDriver(then(input, partial, partialFields(spec)) as Placed & { kind: "workers" }, ctx);
+        return { kind: "driver", node: append(pipelines, [final]) };
+      }
+      return { kind: "driver", node: append(input.node, [...partial, final]) };
+    }
+    case "deduplicate": {
+      const node = driverOf(place(p.input, ctx), ctx);
+      return { kind: "driver", node: append(node, [planDeduplicate(p, ctx)]) };
     }
     case "join":
-      return buildJoin(p, ctx, above);
-    default:
-      throw new AnalysisError(`${p.kind} cannot appear here: it must be the query's one stateful operator`);
+      return placeJoin(p, ctx);
   }
 }
 
-function buildJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext, above: readonly OperatorSpec[]) {
+/** `placed` followed by stateless operators: pushed into every pipeline while in workers. */
+function then(placed: Placed, operators: readonly OperatorSpec[], fields: Fields): Placed {
+  if (operators.length === 0) return placed;
+  if (placed.kind === "driver") return { kind: "driver", node: append(placed.node, operators) };
+  return { kind: "workers", drafts: placed.drafts.map((d) => ({ ...d, operators: [...d.operators, ...operators], fields })) };
+}
+
+function append(node: DriverNode, operators: readonly OperatorSpec[]): DriverNode {
+  if (node.kind === "operators") return { ...node, operators: [...node.operators, ...operators] };
+  return { kind: "operators", input: node, operators };
+}
+
+function driverOf(placed: Placed, ctx: PlanContext): DriverNode {
+  return placed.kind === "driver" ? placed.node : toDriver(placed, ctx);
+}
+
+/** Hands the drafts to the driver as input pipelines: their union is a driver input. */
+function toDriver(placed: Placed & { kind: "workers" }, ctx: PlanContext): DriverNode {
+  const indexes = placed.drafts.map((d) => {
+    const sourceIndex = ctx.pipelines.length;
+    ctx.pipelines.push({ sourceIndex, source: d.source, operators: d.operators, outputFields: d.fields });
+    return sourceIndex;
+  });
+  return { kind: "pipelines", pipelines: indexes };
+}
+
+let nextTableId = 0;
+
+/**
+ * A join of two streams, or of two static sides, runs as a symmetric hash join on the driver; a
+ * stream joined with a static side probes the static side's shared hash table where the stream's
+ * rows are (in the workers, or on the driver after a stateful operator).
+ */
+function placeJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext): Placed {
   const leftStreaming = isStreamingPlan(p.left);
   const rightStreaming = isStreamingPlan(p.right);
-  if (leftStreaming && rightStreaming) {
-    throw new AnalysisError("stream-stream joins are not supported yet; join a stream with a static DataFrame");
+  const broadcastable = p.condition === null && (p.joinType === "inner" || p.joinType === "left") && !(leftStreaming && rightStreaming);
+  if (!broadcastable) {
+    if (leftStreaming !== rightStreaming) checkStreamStaticJoin(p, leftStreaming);
+    const left = driverOf(place(p.left, ctx), ctx);
+    const right = driverOf(place(p.right, ctx), ctx);
+    const { spec, output } = planJoin(p, ctx.nextOperatorId++);
+    const node: DriverNode = { kind: "join", left, right, spec };
+    return { kind: "driver", node: output ? append(node, [{ op: "project", exprs: output }]) : node };
   }
   if (!leftStreaming && rightStreaming && p.joinType === "left") {
     throw new AnalysisError("Left outer join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported");
   }
-  // The side that is read split by split probes; the other side becomes the shared hash table.
+  // The side that is read split by split probes (the left one of two static sides); the other
+  // side becomes the shared hash table.
   const [probe, build] = leftStreaming || !rightStreaming ? [p.left, p.right] : [p.right, p.left];
   const tableId = `static-${nextTableId++}`;
   ctx.staticTables.push({ tableId, plan: build, on: p.on });
-  const steps: OperatorSpec[] = [{ op: "joinStatic", tableId, on: p.on, joinType: p.joinType }];
+  const steps: OperatorSpec[] = [{ op: "joinStatic", tableId, on: p.on, joinType: p.joinType as "inner" | "left" }];
   if (probe !== p.left) {
     // Restore the left-then-right column order of the logical join.
     steps.push({ op: "project", exprs: schemaOf(p).map((f): Expr => ({ kind: "col", name: f.name })) });
   }
-  return buildPipelines(probe, ctx, [...steps, ...above]);
+  return then(place(probe, ctx), steps, schemaOf(p));
+}
+
+/** Spark's refusals for stream-static joins Sluice cannot run as a broadcast probe. */
+function checkStreamStaticJoin(p: LogicalPlan & { kind: "join" }, leftStreaming: boolean): void {
+  const streamSide = leftStreaming ? "left" : "right";
+  const preserved = p.joinType === "left" || p.joinType === "leftSemi" ? "left" : p.joinType === "right" ? "right" : p.joinType === "full" ? "both" : "none";
+  if (preserved === "both" || (preserved !== "none" && preserved !== streamSide)) {
+    const what = { left: "Left outer", right: "Right outer", full: "Full outer", leftSemi: "LeftSemi", inner: "Inner" }[p.joinType];
+    throw new AnalysisError(
+      `${what} join with a streaming DataFrame/Dataset on the ${streamSide === "left" ? "left" : "right"} and a static DataFrame/Dataset on the ${streamSide === "left" ? "right" : "left"} is not supported`,
+    );
+  }
+  throw new AnalysisError(
+    `Sluice joins a stream with a static DataFrame on equal columns (join(static, ["key"], "inner" | "left")) only; ${p.condition ? "a join condition" : `a ${p.joinType} join`} with a static side is not supported yet: join on columns and filter the result`,
+  );
 }
 
 /**
@@ -196,16 +225,28 @@ function toOperatorSpec(p: LogicalPlan): OperatorSpec {
   }
 }
 
-function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanContext, inputFields: Fields): OperatorSpec {
+function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanContext): OperatorSpec {
   const fields = schemaOf(p.input);
-  const wm = ctx.watermarks.find((w) => fields.some((f) => f.name === w.column));
-  const base = { op: "deduplicate" as const, operatorId: ctx.nextOperatorId++, keyColumns: p.columns, inputFields };
+  const times = eventTimeColumns(p.input);
+  const eventTime = fields.find((f) => times.has(f.name))?.name ?? null;
+  const watermark = eventTime === null ? undefined : watermarkDelayOf(p.input, eventTime, ctx);
+  const base = { op: "deduplicate" as const, operatorId: ctx.nextOperatorId++, keyColumns: p.columns, inputFields: fields };
   if (p.withinWatermark) {
-    if (!wm) {
+    if (eventTime === null || watermark === undefined) {
       throw new AnalysisError("dropDuplicatesWithinWatermark is not supported in streaming DataFrames/DataSets without watermark");
     }
-    return { ...base, eventTimeColumn: wm.column, withinWatermarkDelayMs: wm.delayMs };
+    return { ...base, eventTimeColumn: eventTime, withinWatermarkDelayMs: watermark };
   }
-  const timeKey = wm && p.columns.includes(wm.column) ? wm.column : null;
+  const timeKey = eventTime !== null && p.columns.includes(eventTime) ? eventTime : null;
   return { ...base, eventTimeColumn: timeKey, withinWatermarkDelayMs: null };
+}
+
+/** The delay of the `withWatermark` that made `column` an event-time column below `p`. */
+function watermarkDelayOf(p: LogicalPlan, column: string, ctx: PlanContext): number | undefined {
+  if (p.kind === "watermark" && p.column === column) return p.delayMs;
+  for (const c of planChildren(p)) {
+    const d = watermarkDelayOf(c, column, ctx);
+    if (d !== undefined) return d;
+  }
+  return undefined;
 }

@@ -9,8 +9,8 @@ import type { Task } from "../workers/protocol.js";
 
 /** What one batch's tasks produced, with metrics folded per input pipeline. */
 export interface PipelineOutput {
-  /** Task outputs, grouped by input pipeline, in split order. */
-  readonly batches: readonly Batch[];
+  /** Task outputs by input pipeline, each in split order. */
+  readonly batches: readonly (readonly Batch[])[];
   readonly perInput: readonly InputFigures[];
   readonly eventTime: readonly (EventTimeStats | null)[];
   readonly numRowsDroppedByWatermark: number;
@@ -55,5 +55,7 @@ export async function runPipelines(
       eventTime[w] = mergeStats(eventTime[w] ?? null, s);
     });
   });
-  return { batches: results.map((r) => r.batch), perInput, eventTime, numRowsDroppedByWatermark: dropped };
+  const batches: Batch[][] = inputs.map(() => []);
+  results.forEach((r, t) => batches[owner[t]!]!.push(r.batch));
+  return { batches, perInput, eventTime, numRowsDroppedByWatermark: dropped };
 }

@@ -2,57 +2,55 @@ import { emptyBatch, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
 import { emptyMetrics } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
-import type { BatchInfo, StatefulExec } from "../operators/exec.js";
+import { isStateful, type BatchInfo, type ExecContext, type StatefulExec } from "../operators/exec.js";
 import { OperatorChain } from "../operators/run-operators.js";
 import type { StateOperatorMetrics } from "../operators/state-metrics.js";
-import type { PhysicalPlan } from "../planner/physical.js";
+import { StreamJoinExec } from "../operators/stream-join-exec.js";
+import type { DriverNode, PhysicalPlan } from "../planner/physical.js";
 import type { StateStore, StateStoreProvider } from "../state/state-store.js";
 import type { StateOperatorProgress } from "./progress.js";
+import { propagateWatermarks, watermarkOwners } from "./watermark-propagation.js";
+
+/** A driver node with its operators opened. */
+type RunNode =
+  | { readonly kind: "pipelines"; readonly pipelines: readonly number[] }
+  | { readonly kind: "operators"; readonly input: RunNode; readonly chain: OperatorChain }
+  | { readonly kind: "join"; readonly left: RunNode; readonly right: RunNode; readonly exec: StreamJoinExec; readonly ctx: ExecContext };
 
 /**
- * The driver half of a plan: its operators (stateful ones and what follows them), opened once
- * per run of a query over the state committed as `startVersion`, and driven batch after batch
- * through the one operator dispatcher. Without driver operators it is the union of the task
- * outputs.
+ * The driver half of a plan: its tree of operators (stateful ones and what follows them), opened
+ * once per run of a query over the state committed as `startVersion`, and driven batch after
+ * batch through the one operator dispatcher. Each stateful operator runs with its own watermarks
+ * (see watermark-propagation.ts); a node's whole output for the batch, what its operators emit
+ * when the batch ends included, reaches the node above before that one ends the batch.
  */
 export class DriverStage {
-  private readonly chain: OperatorChain;
-  private readonly stores = new Map<number, StateStore>();
+  private readonly root: RunNode;
+  private readonly stores = new Map<string, StateStore>();
+  private readonly stateful: StatefulExec[] = [];
   private current: BatchInfo;
+  private evictionBy = new Map<number, number | null>();
+  private lateBy = new Map<number, number | null>();
 
   constructor(
     private readonly plan: PhysicalPlan,
-    outputMode: OutputMode,
+    private readonly outputMode: OutputMode,
     private readonly provider: StateStoreProvider,
-    startVersion: number,
-    staticTables: Readonly<Record<string, unknown>> = {},
+    private readonly startVersion: number,
+    private readonly staticTables: Readonly<Record<string, unknown>> = {},
   ) {
     this.current = { batchId: startVersion, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
-    this.chain = new OperatorChain(plan.driver);
-    const stage = this;
-    this.chain.open({
-      get batch() {
-        return stage.current;
-      },
-      outputMode,
-      staticTables,
-      // Driver operators report through their own state metrics; task counters are per task.
-      metrics: emptyMetrics(plan.watermarks.length),
-      stateStore: (operatorId) => {
-        let store = this.stores.get(operatorId);
-        if (!store) this.stores.set(operatorId, (store = provider.load(operatorId, startVersion)));
-        return store;
-      },
-    });
+    this.root = this.open(plan.driver, null);
+    // Spark lists a query's stateful operators from the sink down: the last one in data flow first.
+    this.stateful.sort((a, b) => b.operatorId - a.operatorId);
   }
 
-  /** Runs one micro-batch over the task outputs; returns the rows for the sink. */
-  run(inputs: readonly Batch[], batch: BatchInfo): Batch {
+  /** Runs one micro-batch over the task outputs (by input pipeline); returns the rows for the sink. */
+  run(inputs: readonly (readonly Batch[])[], batch: BatchInfo): Batch {
     this.current = batch;
-    const out: Batch[] = [];
-    for (const input of inputs) out.push(...this.chain.process(input));
-    out.push(...this.chain.onWatermark(batch.watermarkMs));
-    return union(out, this.plan.outputFields);
+    this.evictionBy = propagateWatermarks(this.plan.driver, batch.watermarkMs);
+    this.lateBy = propagateWatermarks(this.plan.driver, batch.watermarkForLateEventsMs);
+    return union(this.runNode(this.root, inputs), this.plan.outputFields);
   }
 
   /**
@@ -61,7 +59,7 @@ export class DriverStage {
    */
   commit(version: number): number {
     const start = performance.now();
-    this.chain.commit(version);
+    this.forEachNode(this.root, (n) => (n.kind === "operators" ? n.chain.commit(version) : n.kind === "join" ? n.exec.commit(version) : undefined));
     return performance.now() - start;
   }
 
@@ -71,16 +69,120 @@ export class DriverStage {
   }
 
   /**
-   * Spark's `stateOperators` progress of the last batch. Rows the workers dropped as late belong
-   * to the first stateful operator, whose partial half dropped them.
+   * Spark's `stateOperators` progress of the last batch, the operator nearest the sink first. Rows the workers dropped
+   * as late belong to the aggregation whose partial half dropped them.
    */
   stateOperators(droppedInWorkers: number): StateOperatorProgress[] {
-    return this.chain.stateful.map((exec, i) => toProgress(exec, i === 0 ? droppedInWorkers : 0));
+    return this.stateful.map((exec) => toProgress(exec, exec.operatorId === this.plan.workerPartialOperatorId ? droppedInWorkers : 0));
   }
 
   close(): void {
-    this.chain.close();
+    let failure: { error: unknown } | null = null;
+    this.forEachNode(this.root, (n) => {
+      try {
+        if (n.kind === "operators") n.chain.close();
+        else if (n.kind === "join") n.exec.close();
+      } catch (error) {
+        failure ??= { error };
+      }
+    });
+    if (failure) throw (failure as { error: unknown }).error;
   }
+
+  private open(node: DriverNode, inherited: number | null): RunNode {
+    switch (node.kind) {
+      case "pipelines":
+        return node;
+      case "operators": {
+        const input = this.open(node.input, inherited);
+        const chain = new OperatorChain(node.operators);
+        const owners = watermarkOwners(node.operators, inputOwner(input));
+        chain.open((i) => this.contextFor(owners[i] ?? null));
+        this.stateful.push(...chain.stateful);
+        return { kind: "operators", input, chain };
+      }
+      case "join": {
+        const left = this.open(node.left, inherited);
+        const right = this.open(node.right, inherited);
+        const exec = new StreamJoinExec(node.spec.operatorId, node.spec);
+        const ctx = this.contextFor(node.spec.operatorId);
+        exec.open(ctx);
+        this.stateful.push(exec);
+        return { kind: "join", left, right, exec, ctx };
+      }
+    }
+  }
+
+  /** The context of operators that run with stateful operator `owner`'s watermarks (null: the global ones). */
+  private contextFor(owner: number | null): ExecContext {
+    const stage = this;
+    return {
+      get batch(): BatchInfo {
+        const b = stage.current;
+        if (owner === null || b.watermarkMs === null) return b;
+        return { ...b, watermarkMs: stage.evictionBy.get(owner) ?? b.watermarkMs, watermarkForLateEventsMs: stage.lateBy.get(owner) ?? b.watermarkForLateEventsMs };
+      },
+      outputMode: this.outputMode,
+      staticTables: this.staticTables,
+      // Driver operators report through their own state metrics; task counters are per task.
+      metrics: emptyMetrics(this.plan.watermarks.length),
+      stateStore: (operatorId, partition = 0) => {
+        const key = `${operatorId}/${partition}`;
+        let store = this.stores.get(key);
+        if (!store) this.stores.set(key, (store = this.provider.load(operatorId, this.startVersion, partition)));
+        return store;
+      },
+    };
+  }
+
+  private runNode(node: RunNode, inputs: readonly (readonly Batch[])[]): Batch[] {
+    switch (node.kind) {
+      case "pipelines":
+        return node.pipelines.flatMap((i) => inputs[i] ?? []);
+      case "operators": {
+        const out: Batch[] = [];
+        for (const input of this.runNode(node.input, inputs)) out.push(...node.chain.process(input));
+        out.push(...node.chain.onWatermark());
+        return out;
+      }
+      case "join": {
+        const left = this.runNode(node.left, inputs);
+        const right = this.runNode(node.right, inputs);
+        const out: Batch[] = [];
+        for (const b of left) pushIf(out, node.exec.processSide(0, b));
+        for (const b of right) pushIf(out, node.exec.processSide(1, b));
+        pushIf(out, node.exec.onWatermark(node.ctx.batch.watermarkMs));
+        return out;
+      }
+    }
+  }
+
+  private forEachNode(node: RunNode, f: (n: RunNode) => void): void {
+    if (node.kind === "operators") this.forEachNode(node.input, f);
+    if (node.kind === "join") {
+      this.forEachNode(node.left, f);
+      this.forEachNode(node.right, f);
+    }
+    f(node);
+  }
+}
+
+/** The stateful operator whose output feeds a node (null: the pipelines, with the global watermark). */
+function inputOwner(node: RunNode): number | null {
+  switch (node.kind) {
+    case "pipelines":
+      return null;
+    case "join":
+      return node.exec.operatorId;
+    case "operators": {
+      const own = node.chain.execs.filter(isStateful);
+      return own.length > 0 ? own[own.length - 1]!.operatorId : inputOwner(node.input);
+    }
+  }
+}
+
+function pushIf(out: Batch[], b: Batch | null): void {
+  if (b !== null && b.numRows > 0) out.push(b);
 }
 
 function union(batches: readonly Batch[], fields: Batch["fields"]): Batch {
@@ -101,7 +203,7 @@ function toProgress(exec: StatefulExec, droppedInWorkers: number): StateOperator
     memoryUsedBytes: m?.memoryUsedBytes ?? 0,
     numRowsDroppedByWatermark: (m?.numRowsDroppedByWatermark ?? 0) + droppedInWorkers,
     numShufflePartitions: 1,
-    numStateStoreInstances: 1,
+    numStateStoreInstances: exec.operatorName === "symmetricHashJoin" ? 2 : 1,
     customMetrics: {},
   };
 }

@@ -8,7 +8,9 @@ import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
  *
  * - aggregations (windows, sessions, timestamp keys) in append and update mode; in complete
  *   mode nothing is emitted or evicted by the watermark, so a batch without data has nothing to do;
- * - deduplication in any mode (it forgets keys by the watermark).
+ * - deduplication in any mode (it forgets keys by the watermark);
+ * - a stream-stream join whose state the watermark bounds (it evicts, and an outer join emits its
+ *   NULL rows then).
  */
 export function operatorsWantNoDataBatches(plan: PhysicalPlan, outputMode: OutputMode): boolean {
   return statefulOperators(plan).some((op) => {
@@ -18,6 +20,8 @@ export function operatorsWantNoDataBatches(plan: PhysicalPlan, outputMode: Outpu
       case "finalAggregate":
       case "sessionMerge":
         return outputMode !== "complete";
+      case "streamJoin":
+        return op.leftState !== null || op.rightState !== null;
     }
   });
 }

@@ -4,7 +4,7 @@ import { registrationOf } from "../expr/eval-encode.js";
 import { encodedFields } from "../expr/resolve.js";
 import { type LogicalPlan, planChildren } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
-import type { PhysicalPlan } from "../planner/physical.js";
+import { driverOperators, type PhysicalPlan } from "../planner/physical.js";
 import { register, type SchemaRegistration } from "../schema-registry/registered-ids.js";
 import type { Fields } from "../types/dtype.js";
 
@@ -19,12 +19,12 @@ import type { Fields } from "../types/dtype.js";
 
 /** Refuses decoding by registry ids in the driver's operators, with the fix. */
 export function checkRegistryDecoding(plan: PhysicalPlan): void {
-  for (const op of plan.driver) {
+  for (const op of driverOperators(plan)) {
     if (op.op !== "project") continue;
     for (const e of op.exprs) {
       if (e.kind === "decodeValues" && e.registry !== null) {
         throw new AnalysisError(
-          `from_${e.format.kind}() with a schema registry must come before the query's first stateful operator (aggregation, dropDuplicates): ` +
+          `from_${e.format.kind}() with a schema registry must come before the query's first stateful operator (aggregation, dropDuplicates, stream-stream join): ` +
             "it fetches the writer schemas a batch's values name while the input is read; decode the values first, then aggregate",
         );
       }

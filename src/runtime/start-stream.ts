@@ -31,6 +31,8 @@ export function statefulNames(plan: PhysicalPlan): string[] {
       case "finalAggregate":
       case "sessionMerge":
         return `aggregate(${op.spec.keyFields.map((f) => f.name).join(",")};${op.spec.aggs.map((a) => a.fn).join(",")})`;
+      case "streamJoin":
+        return `join(${op.joinType};${op.leftFields.map((f) => f.name).join(",")};${op.rightFields.map((f) => f.name).join(",")})`;
     }
   });
 }

@@ -21,7 +21,7 @@ export async function executeStatic(engine: EngineContext, plan: LogicalPlan): P
   await registerWrittenSchemas(plan);
   const staticTables = await buildStaticTables(engine, physical);
   const splits = await Promise.all(physical.inputs.map((p) => staticSplits(p.source, { tableBatches: (id) => engine.tableBatches(id) })));
-  const batch = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: Date.now() };
+  const batch = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: Date.now(), endOfInput: true };
   const out = await runPipelines(engine.pool, physical.inputs, splits, batch, "complete", staticTables, physical.watermarks.length);
   const stage = new DriverStage(physical, "complete", new InMemoryStateStoreProvider(), 0, staticTables);
   try {

@@ -31,6 +31,8 @@ type Row = Record<string, unknown>;
 
 export type StreamAction =
   | { readonly kind: "addData"; readonly stream: MemoryStream<any>; readonly rows: readonly Row[] }
+  | { readonly kind: "multiAddData"; readonly parts: readonly (readonly [MemoryStream<any>, readonly Row[]])[] }
+  | { readonly kind: "assertNumStateRows"; readonly total: readonly number[]; readonly updated: readonly number[]; readonly dropped: readonly number[] | null }
   | { readonly kind: "checkLastBatch"; readonly rows: readonly Row[]; readonly ordered: boolean }
   | { readonly kind: "checkAnswer"; readonly rows: readonly Row[]; readonly ordered: boolean }
   | { readonly kind: "checkNewAnswer"; readonly rows: readonly Row[] }
@@ -42,6 +44,20 @@ export type StreamAction =
   | { readonly kind: "execute"; readonly name: string; readonly fn: (q: StreamingQuery) => unknown };
 
 export const addData = <S extends SchemaShape>(stream: MemoryStream<S>, ...rows: RowOf<S>[]): StreamAction => ({ kind: "addData", stream, rows });
+/** Spark's MultiAddData: rows for several streams, all read by the same batch. */
+export const multiAddData = (...parts: (readonly [MemoryStream<any>, readonly Row[]])[]): StreamAction => ({ kind: "multiAddData", parts });
+/**
+ * Spark's assertNumStateRows: the state rows after the last batch (`total`) and the rows the
+ * batches since the previous such check inserted or changed (`updated`) and dropped as late
+ * (`dropped`), per stateful operator in Spark's order (the one nearest the sink first); a number
+ * for a query with one stateful operator.
+ */
+export const assertNumStateRows = (total: number | readonly number[], updated: number | readonly number[], dropped?: number | readonly number[]): StreamAction => ({
+  kind: "assertNumStateRows",
+  total: [total].flat(),
+  updated: [updated].flat(),
+  dropped: dropped === undefined ? null : [dropped].flat(),
+});
 /** The rows of the most recent batch equal `rows` (in any order). */
 export const checkLastBatch = (...rows: Row[]): StreamAction => ({ kind: "checkLastBatch", rows, ordered: false });
 /** The rows of the most recent batch equal `rows`, in this order. */
@@ -73,6 +89,9 @@ export class StreamTest {
   private readonly batches = new Map<number, Row[]>();
   private query: StreamingQuery | null = null;
   private seenRows = 0;
+  /** Progress of every batch so far, across restarts, by batch id. */
+  private readonly progress = new Map<number, StreamingQueryProgress>();
+  private stateRowsCheckedUpTo = -1;
   private readonly checkpoint: string;
 
   constructor(
@@ -134,12 +153,39 @@ export class StreamTest {
       case "addData":
         a.stream.addData(...(a.rows as never[]));
         return;
+      case "multiAddData":
+        // One synchronous step: the query's next trigger sees all of them.
+        for (const [stream, rows] of a.parts) stream.addData(...(rows as never[]));
+        return;
+      case "assertNumStateRows": {
+        await this.settle();
+        this.recordProgress();
+        const ids = [...this.progress.keys()].sort((x, y) => x - y);
+        const last = this.progress.get(ids.at(-1)!);
+        if (!last) throw new Error("no progress reported yet");
+        const since = ids.filter((id) => id > this.stateRowsCheckedUpTo).map((id) => this.progress.get(id)!);
+        this.stateRowsCheckedUpTo = ids.at(-1)!;
+        const sum = (pick: (o: StreamingQueryProgress["stateOperators"][number]) => number) =>
+          last.stateOperators.map((_, i) => since.reduce((n, p) => n + (p.stateOperators[i] ? pick(p.stateOperators[i]!) : 0), 0));
+        const actual = {
+          total: last.stateOperators.map((o) => o.numRowsTotal),
+          updated: sum((o) => o.numRowsUpdated),
+          ...(a.dropped ? { dropped: sum((o) => o.numRowsDroppedByWatermark) } : {}),
+        };
+        const expected = { total: a.total, updated: a.updated, ...(a.dropped ? { dropped: a.dropped } : {}) };
+        if (!isDeepStrictEqual(actual, expected)) throw new Error(`state rows are ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+        return;
+      }
       case "checkLastBatch":
         await this.settle();
         return compareRows("last batch", this.lastBatch(), a.rows, a.ordered);
-      case "checkAnswer":
+      case "checkAnswer": {
         await this.settle();
-        return compareRows("answer", this.allRows(), a.rows, a.ordered);
+        // As in Spark's StreamTest, the next checkNewAnswer reads what came after this check.
+        const all = this.allRows();
+        this.seenRows = all.length;
+        return compareRows("answer", all, a.rows, a.ordered);
+      }
       case "checkNewAnswer": {
         await this.settle();
         const all = this.allRows();
@@ -163,6 +209,7 @@ export class StreamTest {
       }
       case "stopStream":
         await this.query?.stop();
+        this.recordProgress();
         if (this.query?.exception) throw this.query.exception;
         this.query = null;
         return;
@@ -193,6 +240,10 @@ export class StreamTest {
     }
   }
 
+  private recordProgress(): void {
+    for (const p of this.query?.recentProgress ?? []) this.progress.set(p.batchId, p);
+  }
+
   private report(actions: readonly StreamAction[], failed: number, e: Error): string {
     const lines = actions.map((a, i) => `${i === failed ? "=> " : "   "}${describe(a)}`);
     const progress = this.query?.lastProgress ?? null;
@@ -214,6 +265,10 @@ function describe(a: StreamAction): string {
   switch (a.kind) {
     case "addData":
       return `addData(${show(a.rows)})`;
+    case "multiAddData":
+      return `multiAddData(${a.parts.map(([, rows]) => show(rows)).join(", ")})`;
+    case "assertNumStateRows":
+      return `assertNumStateRows(total ${a.total.join("/")}, updated ${a.updated.join("/")}${a.dropped ? `, dropped ${a.dropped.join("/")}` : ""})`;
     case "checkLastBatch":
     case "checkAnswer":
       return `${a.kind}${a.ordered ? "InOrder" : ""}(${show(a.rows)})`;

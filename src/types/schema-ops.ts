@@ -48,9 +48,46 @@ export type DropSchema<S extends SchemaShape, K extends keyof S> = Simplify<{ re
 
 type Nullable<S extends SchemaShape> = { readonly [P in keyof S]: ColType<S[P]["type"], true> };
 
-/** The schema of `left.join(right, on, how)`: join keys once, then the other columns. */
+/** `join` type names, as Spark spells them (case-insensitive at run time). */
+export type JoinHow =
+  | "inner"
+  | "left" | "left_outer" | "leftouter"
+  | "right" | "right_outer" | "rightouter"
+  | "full" | "outer" | "full_outer" | "fullouter"
+  | "left_semi" | "leftsemi" | "semi";
+
+type SemiHow = "left_semi" | "leftsemi" | "semi";
+/** Joins that may leave a left row without a match (its right columns null). */
+type RightMayBeNull = "left" | "left_outer" | "leftouter" | "full" | "outer" | "full_outer" | "fullouter";
+/** Joins that may leave a right row without a match (its left columns null). */
+type LeftMayBeNull = "right" | "right_outer" | "rightouter" | "full" | "outer" | "full_outer" | "fullouter";
+
+type NullableIf<S extends SchemaShape, Yes extends boolean> = Yes extends true ? Nullable<S> : S;
+
+/** The schema of `left.join(right, on, how)`: every left column (the keys once), then the right side's others. */
 export type JoinSchema<L extends SchemaShape, R extends SchemaShape, On extends string, How extends string> = Simplify<
-  L & (How extends "left" | "left_outer" | "leftouter" ? Nullable<Omit<R, On>> : Omit<R, On>)
+  How extends SemiHow
+    ? L
+    : NullableIf<Omit<L, On>, How extends LeftMayBeNull ? true : false> & {
+        readonly [K in On & keyof L & keyof R]: How extends "right" | "right_outer" | "rightouter"
+          ? R[K]
+          : How extends "full" | "outer" | "full_outer" | "fullouter"
+            ? ColType<L[K]["type"], L[K]["nullable"] | R[K]["nullable"]>
+            : L[K];
+      } & NullableIf<Omit<R, On>, How extends RightMayBeNull ? true : false>
+>;
+
+/** A right column whose name the left side has too comes out of a condition join as `<name>_right`. */
+type RightOfConditionJoin<L extends SchemaShape, R extends SchemaShape> = {
+  readonly [K in keyof R as K extends keyof L ? `${K & string}_right` : K]: R[K];
+};
+
+/** The schema of `left.join(right, condition, how)`: every left column, then every right one. */
+export type ConditionJoinSchema<L extends SchemaShape, R extends SchemaShape, How extends string> = Simplify<
+  How extends SemiHow
+    ? L
+    : NullableIf<L, How extends LeftMayBeNull ? true : false> &
+        NullableIf<RightOfConditionJoin<L, R>, How extends RightMayBeNull ? true : false>
 >;
 
 export type MergeSchemas<A extends SchemaShape, B extends SchemaShape> = Simplify<A & B>;

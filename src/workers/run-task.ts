@@ -54,7 +54,7 @@ function runOperators(task: Task, input: Batch, metrics: TaskMetrics): TaskResul
     },
   });
   try {
-    const out = [...chain.process(input), ...chain.onWatermark(context.watermarkMs)];
+    const out = [...chain.process(input), ...chain.onWatermark()];
     return { batch: single(out, pipeline.outputFields), metrics };
   } finally {
     chain.close();

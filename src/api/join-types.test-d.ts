@@ -1,0 +1,43 @@
+import { describe, expectTypeOf, it } from "vitest";
+import { z } from "zod";
+import type { ColType } from "../types/dtype.js";
+import type { Session } from "./session.js";
+
+declare const session: Session;
+const Impressions = session.memoryStream(z.object({ adId: z.int(), impressionTime: z.date() })).toDF();
+const Clicks = session.memoryStream(z.object({ adId: z.int(), clickTime: z.date(), cost: z.number() })).toDF();
+
+describe("the type of a join follows its type and its keys", () => {
+  it("on columns: the keys once, the side an outer join may leave unmatched nullable", () => {
+    const left = Impressions.join(Clicks, "adId", "left_outer");
+    expectTypeOf<NonNullable<(typeof left)["__schema"]>>().toEqualTypeOf<{
+      readonly adId: ColType<"int64", false>;
+      readonly impressionTime: ColType<"timestamp", false>;
+      readonly clickTime: ColType<"timestamp", true>;
+      readonly cost: ColType<"float64", true>;
+    }>();
+    const right = Impressions.join(Clicks, "adId", "right");
+    expectTypeOf<NonNullable<(typeof right)["__schema"]>["impressionTime"]>().toEqualTypeOf<ColType<"timestamp", true>>();
+    expectTypeOf<NonNullable<(typeof right)["__schema"]>["cost"]>().toEqualTypeOf<ColType<"float64", false>>();
+    const semi = Impressions.join(Clicks, "adId", "left_semi");
+    expectTypeOf<NonNullable<(typeof semi)["__schema"]>>().toEqualTypeOf<{ readonly adId: ColType<"int64", false>; readonly impressionTime: ColType<"timestamp", false> }>();
+  });
+
+  it("on a condition: both sides' columns, a right column named like a left one as <name>_right", () => {
+    const joined = Impressions.join(Clicks, Impressions.col("adId").equalTo(Clicks.col("adId")).and(Clicks.col("clickTime").geq(Impressions.col("impressionTime"))), "full");
+    expectTypeOf<NonNullable<(typeof joined)["__schema"]>>().toEqualTypeOf<{
+      readonly adId: ColType<"int64", true>;
+      readonly impressionTime: ColType<"timestamp", true>;
+      readonly adId_right: ColType<"int64", true>;
+      readonly clickTime: ColType<"timestamp", true>;
+      readonly cost: ColType<"float64", true>;
+    }>();
+  });
+
+  it("refuses a misspelt key or join type at compile time", () => {
+    // @ts-expect-error "adid" is not a column of both sides
+    Impressions.join(Clicks, "adid");
+    // @ts-expect-error "sideways" is not a join type
+    Impressions.join(Clicks, "adId", "sideways");
+  });
+});

@@ -1,0 +1,75 @@
+import { type Expr, unalias } from "../expr/ast.js";
+import { outputName } from "../expr/resolve.js";
+import type { LogicalPlan } from "./logical.js";
+import { schemaOf } from "./schema-of.js";
+
+const cache = new WeakMap<LogicalPlan, ReadonlySet<string>>();
+
+/**
+ * The output columns of `p` that carry event time, as Spark's event-time watermark metadata
+ * travels with attributes: the column of a `withWatermark`, kept through filters, joins and
+ * renames; a `window(...)` or `session_window(...)` over such a column, and `window_time(...)` of
+ * such a window. Stateful operators evict and judge lateness by these columns, so a window
+ * aggregation of a deduplicated stream, or of another window aggregation's `window_time`, keeps
+ * its watermark.
+ */
+export function eventTimeColumns(p: LogicalPlan): ReadonlySet<string> {
+  const hit = cache.get(p);
+  if (hit) return hit;
+  const out = compute(p);
+  cache.set(p, out);
+  return out;
+}
+
+/** Whether `e` reads event time: a carrying column, or a window / window_time of one. */
+export function carriesEventTime(e: Expr, columns: ReadonlySet<string>): boolean {
+  const u = unalias(e);
+  switch (u.kind) {
+    case "col":
+      return columns.has(u.name);
+    case "window":
+    case "sessionWindow":
+      return carriesEventTime(u.time, columns);
+    case "call":
+      return u.fn === "window_time" && u.args.length === 1 && carriesEventTime(u.args[0]!, columns);
+    default:
+      return false;
+  }
+}
+
+function compute(p: LogicalPlan): ReadonlySet<string> {
+  switch (p.kind) {
+    case "source":
+      return new Set();
+    case "watermark":
+      return new Set([...eventTimeColumns(p.input), p.column]);
+    case "project":
+    case "generate": {
+      const input = eventTimeColumns(p.input);
+      return new Set(p.exprs.filter((e) => carriesEventTime(e, input)).map(outputName));
+    }
+    case "aggregate": {
+      const input = eventTimeColumns(p.input);
+      const names = schemaOf(p).map((f) => f.name);
+      return new Set(p.keys.flatMap((k, i) => (carriesEventTime(k, input) ? [names[i]!] : [])));
+    }
+    case "union": {
+      // By position, under the first input's names: a column carries event time when every input's does.
+      const names = schemaOf(p).map((f) => f.name);
+      const per = p.inputs.map((input) => {
+        const cols = eventTimeColumns(input);
+        return schemaOf(input).map((f) => cols.has(f.name));
+      });
+      return new Set(names.filter((_, i) => per.every((flags) => flags[i])));
+    }
+    case "join": {
+      const out = new Set(schemaOf(p).map((f) => f.name));
+      return new Set([...eventTimeColumns(p.left), ...eventTimeColumns(p.right)].filter((c) => out.has(c)));
+    }
+    case "filter":
+    case "deduplicate":
+    case "sort":
+    case "limit":
+      return eventTimeColumns(p.input);
+  }
+}
