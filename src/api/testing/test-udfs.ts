@@ -77,3 +77,33 @@ export function throwsOnBatch(_x: arrow.Vector): never {
 }
 
 export const notAFunction = 42;
+
+/** Results in each form a vector UDF may give them. */
+export function chunked(x: arrow.Vector): arrow.Vector {
+  const half = Math.floor(x.length / 2);
+  const values = Array.from({ length: x.length }, (_, i) => i * 1.5);
+  return arrow.vectorFromArray(values.slice(0, half), new arrow.Float64()).concat(arrow.vectorFromArray(values.slice(half), new arrow.Float64()));
+}
+
+export function bigints(x: arrow.Vector): BigInt64Array {
+  return BigInt64Array.from({ length: x.length }, (_, i) => 2n ** 60n + BigInt(i));
+}
+
+export function evens(x: arrow.Vector): Uint8Array {
+  return Uint8Array.from({ length: x.length }, (_, i) => (i % 2 === 0 ? 1 : 0));
+}
+
+export function epochMillis(x: arrow.Vector): Float64Array {
+  return Float64Array.from({ length: x.length }, (_, i) => Date.UTC(2026, 0, 1) + i * 60_000);
+}
+
+export function narrowInts(x: arrow.Vector): Int16Array {
+  return Int16Array.from({ length: x.length }, (_, i) => -i);
+}
+
+export function bytesOf(names: arrow.Vector): (Uint8Array | null)[] {
+  return Array.from({ length: names.length }, (_, i) => {
+    const v = names.get(i) as string | null;
+    return v === null ? null : new TextEncoder().encode(v);
+  });
+}
