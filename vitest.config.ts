@@ -23,7 +23,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["src/**/*.test.ts", "bench/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],
           exclude: ["src/**/*.kafka.test.ts", "src/**/*.registry.test.ts", "src/**/*.faults.test.ts"],
           typecheck: {
             enabled: true,

@@ -55,6 +55,8 @@ export {
   type SplitColumn,
   type TruncUnit,
 } from "./api/functions.js";
+export { udf, vectorUdf, type UdfDType, type UdfOptions, type UdfReturnType, type UserDefinedFunction } from "./api/udf.js";
+export type { JsonValue, UdfRef } from "./expr/ast.js";
 export {
   DecodedColumns,
   from_avro,
@@ -109,6 +111,7 @@ export {
   SchemaRegistryError,
   StreamingQueryException,
   TaskTimeoutError,
+  UdfError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export { KafkaSecurityError } from "./sources/kafka/security-hints.js";

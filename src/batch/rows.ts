@@ -81,19 +81,35 @@ function writeInt64(words: Int32Array, i: number, v: unknown): boolean {
 export function rowsToBatch(rows: readonly Record<string, unknown>[], fields: Fields): Batch {
   return makeBatch(
     fields,
-    fields.map((f) => buildColumn(rows, f)),
+    fields.map((f) => buildColumn(rows.length, (i) => cell(rows[i], f.name), f, badValue)),
     rows.length,
   );
 }
 
-function buildColumn(rows: readonly Record<string, unknown>[], field: Field): arrow.Data {
-  const n = rows.length;
+/** Describes a value that does not fit its column: what was expected and what came. */
+export type BadValue = (row: number, field: Field, v: unknown) => Error;
+
+/**
+ * A column of `n` values of `field`'s type from `valueAt(i)` (null or undefined: null), each checked as
+ * rows are (`rowsToBatch`); `bad` makes the error for a value that does not fit.
+ */
+export function columnFromValues(n: number, valueAt: (i: number) => unknown, field: Field, bad: BadValue): arrow.Data {
+  return buildColumn(n, valueAt, field, bad);
+}
+
+/** What a column of this type accepts, in words, for errors. */
+export function expectedValue(field: Field, v: unknown): string {
+  const nullNote = v === null || v === undefined ? " (the column is not nullable)" : "";
+  return `expected ${EXPECTED[field.type]} (${field.type})${nullNote}, got ${describe(v)}`;
+}
+
+function buildColumn(n: number, valueAt: (i: number) => unknown, field: Field, badValue: BadValue): arrow.Data {
   const valid = new Uint8Array(n);
   let nulls = 0;
   // Calls `convert` with each present value; absent values are nulls (checked against nullability).
   const each = (convert: (v: unknown, i: number) => void, onNull: () => void = () => {}): void => {
     for (let i = 0; i < n; i++) {
-      const v = cell(rows[i], field.name);
+      const v = valueAt(i);
       if (v === null || v === undefined) {
         if (!field.nullable) throw badValue(i, field, v);
         nulls++;
@@ -158,7 +174,7 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
       return binaryColumnOf(offsets, bytes, validity());
     }
     case "headers":
-      return headersFromRows(rows, field, each, validity);
+      return headersFromRows(n, field, each, validity, badValue);
     case "window": {
       const starts = new Float64Array(n);
       const ends = new Float64Array(n);
@@ -180,8 +196,7 @@ function buildColumn(rows: readonly Record<string, unknown>[], field: Field): ar
 type EachValue = (convert: (v: unknown, i: number) => void, onNull?: () => void) => void;
 
 /** A headers column from rows' arrays of `{ key, value }` (an absent value is a header without one). */
-function headersFromRows(rows: readonly Record<string, unknown>[], field: Field, each: EachValue, validity: () => Uint8Array | null): arrow.Data {
-  const n = rows.length;
+function headersFromRows(n: number, field: Field, each: EachValue, validity: () => Uint8Array | null, badValue: BadValue): arrow.Data {
   const offsets = new Int32Array(n + 1);
   const headers: { key: string; value: Uint8Array | null }[] = [];
   each((v, i) => {
@@ -250,7 +265,8 @@ export function batchToRows(batch: Batch, options: RowOptions = {}): Record<stri
   return rows;
 }
 
-function columnValues(data: arrow.Data, field: Field, n: number, options: RowOptions): unknown[] {
+/** The JavaScript values of a column's `n` rows, as `batchToRows` gives them. */
+export function columnValues(data: arrow.Data, field: Field, n: number, options: RowOptions = {}): unknown[] {
   const { type, name } = field;
   const valid = readValidity(data);
   const out: unknown[] = new Array(n);

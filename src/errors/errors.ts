@@ -120,6 +120,26 @@ export class SchemaRegistryError extends SluiceError {
   }
 }
 
+/**
+ * A user-defined function that threw, or returned what its declared type cannot hold. The message
+ * names the UDF, its module and the row (for a vector UDF, the batch); `cause` holds what the
+ * function threw. Like any task error it is retried by the query's task-retry policy
+ * (`maxTaskAttempts`), and the batch fails with it once the attempts are spent.
+ */
+export class UdfError extends SluiceError {
+  override name = "UdfError";
+  constructor(
+    message: string,
+    /** The UDF's name. */
+    readonly udf: string,
+    /** The row of the batch it failed on; undefined for a vector UDF, which sees the batch at once. */
+    readonly row: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** Why a streaming query stopped with an error; `cause` holds the original error. */
 export class StreamingQueryException extends SluiceError {
   override name = "StreamingQueryException";

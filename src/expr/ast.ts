@@ -9,6 +9,29 @@ import type { DType, Fields } from "../types/dtype.js";
  */
 export type Literal = string | number | boolean | null;
 
+/** A value that survives JSON: what a UDF's bound `args` may hold. */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * A user-defined function, as plan data: the module that exports it (a `file:` URL, or a package
+ * specifier resolved as Sluice's own imports are) and the export's name, never a closure. Every
+ * process that runs it (workers, the driver) imports the module itself (expr/udf-modules.ts); the
+ * constants it needs travel as `args`, JSON data bound when the UDF was made. Another operator
+ * (a stateful processor, say) may hold a reference and call it through `udfFunction`.
+ */
+export interface UdfRef {
+  readonly kind: "udfRef";
+  /** The name errors and output columns use (the export's name unless given). */
+  readonly name: string;
+  readonly module: string;
+  readonly exportName: string;
+  /** "row": called once per row with JavaScript values; "vector": once per batch with Arrow vectors. */
+  readonly form: "row" | "vector";
+  readonly returnType: { readonly type: DType; readonly nullable: boolean };
+  /** Passed to the function after its column arguments; null when the UDF was made without args. */
+  readonly args: JsonValue | null;
+}
+
 export type ArithOp = "+" | "-" | "*" | "/" | "%";
 export type CmpOp = "=" | "!=" | "<" | "<=" | ">" | ">=";
 export type LogicOp = "and" | "or";
@@ -111,7 +134,9 @@ export type Expr =
    */
   | { readonly kind: "struct"; readonly fields: readonly Expr[] }
   /** `to_json(struct or window)`: one JSON object per row, as Spark's `StructsToJson`. */
-  | { readonly kind: "toJson"; readonly child: Expr };
+  | { readonly kind: "toJson"; readonly child: Expr }
+  /** A user-defined function applied to columns (`udf(...)` / `vectorUdf(...)`, api/udf.ts). */
+  | { readonly kind: "udf"; readonly fn: UdfRef; readonly inputs: readonly Expr[] };
 
 /** Where `to_avro` / `to_protobuf` register the schema their values are written in. */
 export interface RegistryTarget {
@@ -159,6 +184,8 @@ export function children(e: Expr): readonly Expr[] {
       return [...e.branches.flatMap((b) => [b.when, b.then]), ...(e.otherwise ? [e.otherwise] : [])];
     case "call":
       return e.args;
+    case "udf":
+      return e.inputs;
     case "window":
     case "sessionWindow":
       return [e.time];
@@ -198,6 +225,8 @@ export function withChildren(e: Expr, next: readonly Expr[]): Expr {
     }
     case "call":
       return { ...e, args: next };
+    case "udf":
+      return { ...e, inputs: next };
     case "window":
     case "sessionWindow":
       return { ...e, time: next[0]! };

@@ -17,6 +17,8 @@ import { explodeOutsideSelect, splitOutsideExplode } from "./generator.js";
 import { intervalOutsideTimeArithmetic } from "./interval.js";
 import { intervalShift, shiftTimes } from "./time-arithmetic.js";
 import { compileEncodeValues } from "./eval-encode.js";
+import { compileUdf } from "./eval-udf.js";
+import { requireUdfs } from "./udf-modules.js";
 import { outputField, resolveType, severalColumns, structOutsideToJson } from "./resolve.js";
 
 /**
@@ -49,6 +51,7 @@ export function compileExpr(expr: Expr, fields: Fields): Compiled {
   let compiled = bySchema.get(key);
   if (!compiled) {
     resolveType(expr, fields); // reports analysis errors for the whole tree before anything runs
+    requireUdfs(expr); // imports what the tree's UDFs need first (PreparationNeeded), all at once
     compiled = compileNode(expr, fields);
     bySchema.set(key, compiled);
   }
@@ -163,6 +166,8 @@ function compileNode(e: Expr, fields: Fields): Compiled {
       throw structOutsideToJson(e);
     case "toJson":
       return compileToJson(e, type(), compile);
+    case "udf":
+      return compileUdf(e, type(), compile);
     default:
       return assertNever(e, "expression");
   }

@@ -150,6 +150,8 @@ export function resolveType(e: Expr, fields: Fields): ColType {
       }
       return { type: "string", nullable: c.nullable };
     }
+    case "udf":
+      return resolveUdf(e, fields);
     case "agg": {
       if (e.fn === "count") {
         // Counting reads a column's nulls through the kernels' value views, which headers have none of.
@@ -186,6 +188,15 @@ export function resolveType(e: Expr, fields: Fields): ColType {
     default:
       return assertNever(e, "expression");
   }
+}
+
+/** A UDF's type is the one it was declared with; its arguments are checked, whatever their types. */
+function resolveUdf(e: ExprOf<"udf">, fields: Fields): ColType {
+  for (const input of e.inputs) resolveType(input, fields);
+  if (e.fn.form === "vector" && e.inputs.length === 0) {
+    throw new AnalysisError(`vectorUdf "${e.fn.name}" needs at least one column argument: it is called with the batch's vectors, whose length is the batch's`);
+  }
+  return { type: e.fn.returnType.type, nullable: e.fn.returnType.nullable };
 }
 
 export function severalColumns(e: ExprOf<"decodeValues">): AnalysisError {
@@ -372,6 +383,8 @@ export function outputName(e: Expr): string {
       return `struct(${e.fields.map(outputName).join(", ")})`;
     case "toJson":
       return `to_json(${outputName(e.child)})`;
+    case "udf":
+      return `${e.fn.name}(${e.inputs.map(outputName).join(", ")})`;
     default:
       return assertNever(e, "expression");
   }

@@ -15,7 +15,8 @@ import { describeSource, streamingRefusal } from "../sources/source-kinds.js";
 import { openStreamSource } from "../sources/source-runtimes.js";
 import { FileStateStoreProvider } from "../state/file-provider.js";
 import { createSink } from "./create-sink.js";
-import { checkRegistryDecoding, registerWrittenSchemas } from "./registry-preparation.js";
+import { prepareQuery } from "./query-preparation.js";
+import { checkRegistryDecoding } from "./registry-preparation.js";
 import type { EngineContext } from "./engine-context.js";
 import { MicroBatchExecution } from "./micro-batch-execution.js";
 import { buildStaticTables } from "./static-execution.js";
@@ -75,7 +76,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
     config.queryName,
     engine.streams.bus,
     async (q) => {
-      await registerWrittenSchemas(plan);
+      await prepareQuery(plan);
       const staticTables = await buildStaticTables(engine, physical);
       const sources = physical.inputs.map((p, i) =>
         openStreamSource(p.source, { memoryStream: (id) => engine.memoryStream(id), sourceDir: checkpoint.sourceDir(i) }),

@@ -3,7 +3,8 @@ import { buildStaticJoinTable } from "../operators/static-join-exec.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import type { PhysicalPlan } from "../planner/physical.js";
 import { planPhysical } from "../planner/planner.js";
-import { checkRegistryDecoding, registerWrittenSchemas } from "./registry-preparation.js";
+import { prepareQuery } from "./query-preparation.js";
+import { checkRegistryDecoding } from "./registry-preparation.js";
 import { staticSplits } from "../sources/source-runtimes.js";
 import { InMemoryStateStoreProvider } from "../state/in-memory-provider.js";
 import { runPipelines } from "./batch-runner.js";
@@ -18,7 +19,7 @@ import type { EngineContext } from "./engine-context.js";
 export async function executeStatic(engine: EngineContext, plan: LogicalPlan): Promise<Batch> {
   const physical = planPhysical(plan);
   checkRegistryDecoding(physical);
-  await registerWrittenSchemas(plan);
+  await prepareQuery(plan);
   const staticTables = await buildStaticTables(engine, physical);
   const splits = await Promise.all(physical.inputs.map((p) => staticSplits(p.source, { tableBatches: (id) => engine.tableBatches(id) })));
   const batch = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: Date.now(), endOfInput: true };

@@ -1,4 +1,4 @@
-import { AnalysisError, CheckpointError, MalformedRecordError, NumericRangeError, OptionError, SchemaRegistryError, SluiceError } from "../errors/errors.js";
+import { AnalysisError, CheckpointError, MalformedRecordError, NumericRangeError, OptionError, SchemaRegistryError, SluiceError, UdfError } from "../errors/errors.js";
 
 /**
  * Errors across the thread boundary. Structured clone keeps only the message of an error and
@@ -24,6 +24,8 @@ export interface PackedError {
   readonly line: number | undefined;
   /** SchemaRegistryError's request and answer. */
   readonly registry?: { readonly url: string; readonly request: string; readonly status: number | undefined; readonly errorCode: number | undefined };
+  /** UdfError's function and row. */
+  readonly udf?: { readonly name: string; readonly row: number | undefined };
   readonly cause: PackedError | undefined;
 }
 
@@ -39,6 +41,7 @@ const KNOWN: readonly (readonly [string, abstract new (...args: never[]) => Erro
     (p) => new SchemaRegistryError(p.message, p.registry?.url ?? "", p.registry?.request ?? "", p.registry?.status, p.registry?.errorCode),
   ],
   ["OptionError", OptionError, (p) => new OptionError(p.message)],
+  ["UdfError", UdfError, (p) => new UdfError(p.message, p.udf?.name ?? "", p.udf?.row)],
   ["CheckpointError", CheckpointError, (p) => new CheckpointError(p.message)],
   ["NumericRangeError", NumericRangeError, (p) => new NumericRangeError(p.message)],
   ["SluiceError", SluiceError, (p) => new SluiceError(p.message)],
@@ -71,6 +74,7 @@ export function packError(error: unknown, depth = 0): PackedError {
     ...(error instanceof SchemaRegistryError
       ? { registry: { url: error.url, request: error.request, status: error.status, errorCode: error.errorCode } }
       : {}),
+    ...(error instanceof UdfError ? { udf: { name: error.udf, row: error.row } } : {}),
     cause,
   };
 }
