@@ -76,23 +76,38 @@ function setupWindowedJoin(session: Session, how: "inner" | "left" | "right" | "
   return { leftInput: left.input, rightInput: right.input, out: out as DataFrame<any> };
 }
 
-/** Spark's setupJoinWithRangeCondition: leftKey = rightKey AND leftTime BETWEEN rightTime - 5 s AND rightTime + 5 s. */
-function setupRangeJoin(session: Session, how: "inner" | "left" | "right" | "full" | "left_semi", watermark = "10 seconds", bound = "interval 5 seconds") {
+/** The two inputs of Spark's range-condition tests: (key, time) rows as (<side>Key, <side>Time, <side>Value = key * 2 or 3). */
+function rangeSides(session: Session, leftWatermark: string, rightWatermark: string) {
   const leftInput = session.memoryStream(KeyTime);
   const rightInput = session.memoryStream(KeyTime);
   const df1 = leftInput
     .toDF()
     .select(col("key").alias("leftKey"), timestamp_seconds(col("time")).alias("leftTime"), col("key").multiply(2).alias("leftValue"))
-    .withWatermark("leftTime", watermark);
+    .withWatermark("leftTime", leftWatermark);
   const df2 = rightInput
     .toDF()
     .select(col("key").alias("rightKey"), timestamp_seconds(col("time")).alias("rightTime"), col("key").multiply(3).alias("rightValue"))
-    .withWatermark("rightTime", watermark);
+    .withWatermark("rightTime", rightWatermark);
+  return { leftInput, rightInput, df1, df2 };
+}
+
+/** Spark's setupJoinWithRangeCondition: leftKey = rightKey AND leftTime BETWEEN rightTime - 5 s AND rightTime + 5 s. */
+function setupRangeJoin(session: Session, how: "inner" | "left" | "right" | "full" | "left_semi", watermark = "10 seconds", bound = "interval 5 seconds") {
+  const { leftInput, rightInput, df1, df2 } = rangeSides(session, watermark, watermark);
   const joined = df1.join(df2, expr(`leftKey = rightKey AND leftTime BETWEEN rightTime - ${bound} AND rightTime + ${bound}`) as never, how);
   const out =
     how === "left_semi"
       ? joined.select(col("leftKey"), unix_seconds(col("leftTime")).alias("leftTime"))
       : joined.select(col("leftKey"), col("rightKey" as never), unix_seconds(col("leftTime")).alias("leftTime"), unix_seconds(col("rightTime" as never)).alias("rightTime"));
+  return { leftInput, rightInput, out: out as DataFrame<any> };
+}
+
+/** An inner join of `rangeSides` on `condition`, as (leftKey, leftTime, rightTime) in seconds. */
+function innerRangeJoin(session: Session, leftWatermark: string, rightWatermark: string, condition: string) {
+  const { leftInput, rightInput, df1, df2 } = rangeSides(session, leftWatermark, rightWatermark);
+  const out = df1
+    .join(df2, expr(condition) as never)
+    .select(col("leftKey"), unix_seconds(col("leftTime")).alias("leftTime"), unix_seconds(col("rightTime" as never)).alias("rightTime"));
   return { leftInput, rightInput, out: out as DataFrame<any> };
 }
 
@@ -225,22 +240,10 @@ describe.each(cases)("stream-stream joins (Spark's StreamingJoinSuite), $workers
 
     itWithoutRestarts("stream stream inner join with time range - with watermark - one side condition", () =>
       withSession(workers, async (session) => {
-        const leftInput = session.memoryStream(KeyTime);
-        const rightInput = session.memoryStream(KeyTime);
-        const df1 = leftInput
-          .toDF()
-          .select(col("key").alias("leftKey"), timestamp_seconds(col("time")).alias("leftTime"), col("key").multiply(2).alias("leftValue"))
-          .withWatermark("leftTime", "10 seconds");
-        const df2 = rightInput
-          .toDF()
-          .select(col("key").alias("rightKey"), timestamp_seconds(col("time")).alias("rightTime"), col("key").multiply(3).alias("rightValue"))
-          .withWatermark("rightTime", "10 seconds");
-        const joined = df1
-          .join(df2, expr("leftKey = rightKey AND leftTime < rightTime - interval 5 seconds") as never)
-          .select(col("leftKey"), unix_seconds(col("leftTime")).alias("leftTime"), unix_seconds(col("rightTime" as never)).alias("rightTime"));
+        const { leftInput, rightInput, out: joined } = innerRangeJoin(session, "10 seconds", "10 seconds", "leftKey = rightKey AND leftTime < rightTime - interval 5 seconds");
         const r = (l: number, rt: number) => ({ leftKey: 1, leftTime: l, rightTime: rt });
         await run(
-          joined as DataFrame<any>,
+          joined,
           addData(leftInput, ...pairs([1, 5])),
           checkAnswer(),
           addData(rightInput, ...pairs([1, 11])),
@@ -268,22 +271,10 @@ describe.each(cases)("stream-stream joins (Spark's StreamingJoinSuite), $workers
 
     itWithoutRestarts("stream stream inner join with time range - with watermark - two side conditions", () =>
       withSession(workers, async (session) => {
-        const leftInput = session.memoryStream(KeyTime);
-        const rightInput = session.memoryStream(KeyTime);
-        const df1 = leftInput
-          .toDF()
-          .select(col("key").alias("leftKey"), timestamp_seconds(col("time")).alias("leftTime"), col("key").multiply(2).alias("leftValue"))
-          .withWatermark("leftTime", "20 seconds");
-        const df2 = rightInput
-          .toDF()
-          .select(col("key").alias("rightKey"), timestamp_seconds(col("time")).alias("rightTime"), col("key").multiply(3).alias("rightValue"))
-          .withWatermark("rightTime", "30 seconds");
-        const joined = df1
-          .join(df2, expr("leftKey = rightKey AND leftTime BETWEEN rightTime - interval 10 seconds AND rightTime + interval 5 seconds") as never)
-          .select(col("leftKey"), unix_seconds(col("leftTime")).alias("leftTime"), unix_seconds(col("rightTime" as never)).alias("rightTime"));
+        const { leftInput, rightInput, out: joined } = innerRangeJoin(session, "20 seconds", "30 seconds", "leftKey = rightKey AND leftTime BETWEEN rightTime - interval 10 seconds AND rightTime + interval 5 seconds");
         const r = (l: number, rt: number) => ({ leftKey: 1, leftTime: l, rightTime: rt });
         await run(
-          joined as DataFrame<any>,
+          joined,
           addData(leftInput, ...pairs([1, 20])),
           checkAnswer(),
           addData(rightInput, ...pairs([1, 14], [1, 15], [1, 25], [1, 26], [1, 30], [1, 31])),
