@@ -1,0 +1,380 @@
+import * as os from "node:os";
+import * as path from "node:path";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { DataFrame } from "../api/data-frame.js";
+import { col, count, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
+import type { MemoryStream } from "../api/memory-stream.js";
+import { Session } from "../api/session.js";
+import { mergeStats } from "../batch/task-metrics.js";
+import type { OutputMode } from "../config/options.js";
+import {
+  addData,
+  checkAnswer,
+  checkNewAnswer,
+  execute,
+  startStream,
+  stopStream,
+  testStream,
+  type StreamAction,
+} from "../testing/stream-test.js";
+
+/**
+ * The scenarios of Spark's EventTimeWatermarkSuite that src/runtime/watermark-rules.test.ts does
+ * not already hold (that file has the watermark of the first batches, Trigger.Once, the no-data
+ * flag, complete mode and two watermarked inputs), on Spark's inputs and with its expected
+ * answers. Event times are whole seconds since the epoch (Spark's `timestamp_seconds(value)`),
+ * windows of 5 seconds, a watermark 10 seconds behind, and window starts reported in seconds.
+ * Each scenario runs with 0 and 2 workers; those that need no single uninterrupted run also run
+ * stopped and restarted after every step that adds data.
+ */
+
+const Value = z.object({ value: z.int() });
+
+const values = (...vs: number[]) => vs.map((value) => ({ value }));
+const add = (input: MemoryStream<any>, ...vs: number[]): StreamAction => addData(input, ...values(...vs));
+const row = (start: number, n: number) => ({ start, count: n });
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/** Spark's windowed count: 5-second windows over `value` seconds, watermark `delay` behind. */
+function windowedCounts(input: MemoryStream<any>, delay: string | null = "10 seconds") {
+  const timed = input.toDF().withColumn("eventTime", timestamp_seconds(col("value")));
+  return (delay === null ? timed : timed.withWatermark("eventTime", delay))
+    .groupBy(window(col("eventTime"), "5 seconds").alias("window"))
+    .agg(count().alias("count"))
+    .select(unix_seconds(col("window.start")).alias("start"), col("count"));
+}
+
+/** Spark's assertNumStateRows of this suite: the state rows of the first operator after the last batch. */
+const assertNumStateRows = (n: number): StreamAction =>
+  execute(`${n} state rows`, (q) => expect(q.lastProgress?.stateOperators[0]?.numRowsTotal).toBe(n));
+
+/** Spark's assertNumRowsDroppedByWatermark: the rows the last batch that read rows dropped as late. */
+const assertNumRowsDroppedByWatermark = (n: number): StreamAction =>
+  execute(`${n} rows dropped by the watermark`, (q) => {
+    const withData = q.recentProgress.filter((p) => p.numInputRows > 0).at(-1);
+    expect(withData?.stateOperators[0]?.numRowsDroppedByWatermark).toBe(n);
+  });
+
+/** Spark's assertEventStats: the event-time figures of the last batch that read rows, in seconds. */
+const assertEventStats = (e: { min: number; max: number; avg: number; watermark: number } | "none"): StreamAction =>
+  execute(`event time stats ${JSON.stringify(e)}`, (q) => {
+    const withData = q.recentProgress.filter((p) => p.numInputRows > 0).at(-1);
+    expect(withData?.eventTime).toEqual(e === "none" ? {} : { min: iso(e.min), max: iso(e.max), avg: iso(e.avg), watermark: iso(e.watermark) });
+  });
+
+type Runner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
+
+function runner(restartEachStep: boolean): Runner {
+  return (df, mode, ...actions) => {
+    const steps = restartEachStep ? actions.flatMap((a) => (a.kind === "addData" || a.kind === "multiAddData" ? [a, stopStream(), startStream()] : [a])) : actions;
+    return testStream(df, mode).run(...steps);
+  };
+}
+
+/**
+ * One session per worker count for the whole file: starting a pool of worker threads costs
+ * seconds, so the scenarios share one (each query still has its own checkpoint).
+ */
+const sessions = new Map<number, { session: Session; dir: string }>();
+function sessionFor(workers: number): Session {
+  let s = sessions.get(workers);
+  if (!s) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-suite-"));
+    s = { session: new Session({ workers, checkpointLocation: dir }), dir };
+    sessions.set(workers, s);
+  }
+  return s.session;
+}
+afterAll(async () => {
+  for (const { session, dir } of sessions.values()) {
+    await session.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const cases = [
+  { workers: 0, restart: false },
+  { workers: 2, restart: false },
+  { workers: 0, restart: true },
+  { workers: 2, restart: true },
+] as const;
+
+describe.each(cases)("Spark's EventTimeWatermarkSuite, $workers workers, restart after each step: $restart", ({ workers, restart }) => {
+  const run = runner(restart);
+  /** Scenarios that read one run's progress, or restart on their own, run without restarts only. */
+  const itOnce = restart ? (Object.assign(() => undefined, { each: () => () => undefined }) as unknown as typeof it) : it;
+
+  // Without a watermark a batch reports no event-time figures; with one, the min, max and average
+  // event time of the batch's rows and the watermark the batch ran with.
+  itOnce("event time and watermark metrics", async () => {
+    const session = sessionFor(workers);
+    const input1 = session.memoryStream(Value);
+    await run(
+      windowedCounts(input1, null),
+      "complete",
+      add(input1, 15),
+      checkAnswer(row(15, 1)),
+      assertEventStats("none"),
+      add(input1, 10, 12, 14),
+      checkAnswer(row(10, 3), row(15, 1)),
+      assertEventStats("none"),
+    );
+    const input2 = session.memoryStream(Value);
+    await run(
+      windowedCounts(input2),
+      "append",
+      add(input2, 15),
+      checkAnswer(),
+      assertEventStats({ min: 15, max: 15, avg: 15, watermark: 0 }),
+      add(input2, 10, 12, 14),
+      checkAnswer(),
+      assertEventStats({ min: 10, max: 14, avg: 12, watermark: 5 }),
+      add(input2, 25),
+      checkAnswer(row(10, 3)),
+      assertEventStats({ min: 25, max: 25, avg: 25, watermark: 5 }),
+    );
+  });
+
+  it("append mode", async () => {
+    const session = sessionFor(workers);
+    const input = session.memoryStream(Value);
+    await run(
+      windowedCounts(input),
+      "append",
+      add(input, 10, 11, 12, 13, 14, 15),
+      checkNewAnswer(),
+      // Watermark 15 s: [10, 15) is final.
+      add(input, 25),
+      checkNewAnswer(row(10, 5)),
+      assertNumStateRows(2),
+      assertNumRowsDroppedByWatermark(0),
+      // Behind the watermark.
+      add(input, 10),
+      checkNewAnswer(),
+      assertNumStateRows(2),
+      assertNumRowsDroppedByWatermark(1),
+    );
+  });
+
+  it("update mode", async () => {
+    const session = sessionFor(workers);
+    const input = session.memoryStream(Value);
+    await run(
+      windowedCounts(input),
+      "update",
+      add(input, 10, 11, 12, 13, 14, 15),
+      checkNewAnswer(row(10, 5), row(15, 1)),
+      // Watermark 15 s: [10, 15) is evicted.
+      add(input, 25),
+      checkNewAnswer(row(25, 1)),
+      assertNumStateRows(2),
+      assertNumRowsDroppedByWatermark(0),
+      // 10 is behind the watermark.
+      add(input, 10, 25),
+      checkNewAnswer(row(25, 2)),
+      assertNumStateRows(2),
+      assertNumRowsDroppedByWatermark(1),
+      add(input, 10),
+      checkNewAnswer(),
+      assertNumStateRows(2),
+      assertNumRowsDroppedByWatermark(1),
+    );
+  });
+
+  // The query restarts on a checkpoint whose older commits were purged, into an empty sink (Spark
+  // purges the commits before the last one and clears its memory sink): the last committed batch
+  // is not run again, and the watermark carries over.
+  itOnce("recovery", async () => {
+    const session = sessionFor(workers);
+    const checkpointLocation = mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-recovery-"));
+    try {
+      const input = session.memoryStream(Value);
+      const df = windowedCounts(input);
+      await testStream(df, "append", { checkpointLocation }).run(
+        add(input, 10, 11, 12, 13, 14, 15),
+        checkAnswer(),
+        // Watermark 15 s.
+        add(input, 25),
+        checkAnswer(row(10, 5)),
+        stopStream(),
+      );
+      const commits = path.join(checkpointLocation, "commits");
+      const committed = readdirSync(commits).filter((f) => /^\d+$/.test(f)).map(Number);
+      const latest = Math.max(...committed);
+      for (const id of committed.filter((c) => c < latest)) rmSync(path.join(commits, String(id)));
+      await testStream(df, "append", { checkpointLocation }).run(
+        // Watermark 20 s; 10 is late.
+        add(input, 10, 27, 30),
+        checkAnswer(row(15, 1)),
+        stopStream(),
+        startStream(),
+        // The watermark is still 20 s: 17 is late.
+        add(input, 17),
+        checkAnswer(row(15, 1)),
+        // Watermark 30 s.
+        add(input, 40),
+        checkNewAnswer(row(25, 2)),
+      );
+    } finally {
+      rmSync(checkpointLocation, { recursive: true, force: true });
+    }
+  });
+
+  it("group by on raw timestamp", async () => {
+    const session = sessionFor(workers);
+    const input = session.memoryStream(Value);
+    const counts = input
+      .toDF()
+      .withColumn("eventTime", timestamp_seconds(col("value")))
+      .withWatermark("eventTime", "10 seconds")
+      .groupBy(col("eventTime"))
+      .agg(count().alias("count"))
+      .select(unix_seconds(col("eventTime")).alias("eventTime"), col("count"));
+    await run(
+      counts,
+      "append",
+      add(input, 10),
+      checkAnswer(),
+      // Watermark 15 s: the group of 10 s is final.
+      add(input, 25),
+      checkAnswer({ eventTime: 10, count: 1 }),
+    );
+  });
+
+  // SPARK-21565: a watermark on a column of a file source, grouped by it in append mode. The
+  // watermark (100 ms - 2 s, so 0) passes no group, so nothing is emitted.
+  itOnce("watermark operator accepts attributes from a file source (SPARK-21565)", async () => {
+    const session = sessionFor(workers);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-json-"));
+    try {
+      mkdirSync(path.join(dir, "in"));
+      writeFileSync(path.join(dir, "in", "part-0.json"), `${JSON.stringify({ symbol: "a", price: 100.0, eventTime: new Date(100).toISOString() })}\n`);
+      const Tick = z.object({ symbol: z.string(), price: z.number(), eventTime: z.date() });
+      const events = session.readStream
+        .schema(Tick)
+        .json(path.join(dir, "in"))
+        .withWatermark("eventTime", "2 seconds")
+        .groupBy("symbol", "eventTime")
+        .agg(count(col("price")).alias("count"))
+        .select(col("symbol"), col("eventTime"), col("count"));
+      await testStream(events, "append").run(checkAnswer());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or started", () => {
+  const session = () => sessionFor(0);
+  const eventTimes = () =>
+    session()
+      .memoryStream(Value)
+      .toDF()
+      .withColumn("eventTime", timestamp_seconds(col("value")));
+
+  it("error on bad column", () => {
+    expect(() => session().memoryStream(Value).toDF().withWatermark("badColumn" as never, "1 minute")).toThrow(/badColumn/);
+  });
+
+  it("error on wrong type", () => {
+    expect(() => session().memoryStream(Value).toDF().withWatermark("value" as never, "1 minute")).toThrow(/"value".*int/);
+  });
+
+  // Spark also refuses "-1 year", "1 year -13 months" and "1 month -40 days" as negative; Sluice
+  // refuses them too, but as durations it cannot read (it has no months or years: see the report
+  // of the ANSI interval scenario below).
+  it("delay threshold should not be negative", () => {
+    expect(() => eventTimes().withWatermark("eventTime", "-10 seconds")).toThrow(/negative/);
+  });
+
+  // SPARK-35815: the delay is an interval in Spark's forms, with or without the INTERVAL keyword.
+  it.each([
+    [["3 days", "Interval 3 day"], 3 * 86_400_000],
+    [[" 5 hours", "INTERVAL 5 hour"], 5 * 3_600_000],
+    [["\t8 minutes", "interval 8 minute"], 8 * 60_000],
+    [["10 seconds", "interval 10 second"], 10_000],
+    [["1 day 2 hours 3 minutes 4 seconds", " interval 1 day 2 hours 3 minutes 4 seconds"], 86_400_000 + 2 * 3_600_000 + 3 * 60_000 + 4000],
+  ] as const)("delay thresholds %j are %i ms (SPARK-35815)", (variants, ms) => {
+    for (const delay of variants) {
+      const plan = eventTimes().withWatermark("eventTime", delay).plan;
+      expect(plan).toMatchObject({ kind: "watermark", column: "eventTime", delayMs: ms });
+    }
+  });
+
+  it.each(["1 foo", "interva 2 day", "intrval '3' day", "interval 4 foo", "interval '5' foo", "interval '1 2:3:4' day to hour", "interval '1 2' year to month"])(
+    "invalid delay threshold %j is refused (SPARK-35815)",
+    (delay) => {
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(/cannot parse/);
+    },
+  );
+
+  // Sluice has no spark.sql.streaming.statefulOperator.allowMultiple (it always gives each
+  // stateful operator its own watermark), so its refusal names no setting to turn it off.
+  it("overriding watermark should not be allowed", () => {
+    const input = session().memoryStream(z.object({ _1: z.int(), _2: z.int() }));
+    const start = () =>
+      input
+        .toDF()
+        .withColumn("first", timestamp_seconds(col("_1")))
+        .withColumn("second", timestamp_seconds(col("_2")))
+        .withWatermark("first", "1 minute")
+        .withWatermark("second", "2 minutes")
+        .groupBy(window(col("second"), "1 minute"))
+        .count()
+        .writeStream.format("console")
+        .start();
+    expect(start).toThrow(/Redefining watermark is disallowed/);
+  });
+
+  it("EventTime watermark should be ignored in batch query", async () => {
+    const keys = Array.from({ length: 100 }, (_, i) => ({ key: i + 1 }));
+    const df = session()
+      .createDataFrame(keys, z.object({ key: z.int() }))
+      .withColumn("eventTime", timestamp_seconds(col("key")))
+      .withWatermark("eventTime", "1 minute")
+      .select(unix_seconds(col("eventTime")).alias("eventTime"));
+    expect((await df.collect()).map((r) => r.eventTime)).toEqual(keys.map((k) => k.key));
+  });
+});
+
+/**
+ * Spark's EventTimeStats tests, on Sluice's figures: min, max, sum and count, merged by
+ * `mergeStats` (null: no rows), the average being sum / count. One added event time is a merge
+ * of the statistics of one row.
+ */
+describe("event-time statistics (Spark's EventTimeStats)", () => {
+  const EPSILON = 10e-6;
+  const stats = (max: number, min: number, avg: number, count: number) => ({ max, min, sum: avg * count, count });
+  const avg = (s: { sum: number; count: number } | null) => s!.sum / s!.count;
+
+  it("EventTimeStats", () => {
+    let s = mergeStats(stats(100, 10, 20, 5), stats(80, 80, 80, 1));
+    expect(s).toMatchObject({ max: 100, min: 10, count: 6 });
+    expect(avg(s)).toBeCloseTo(30, 5);
+    s = mergeStats(s, stats(80, 5, 15, 4));
+    expect(s).toMatchObject({ max: 100, min: 5, count: 10 });
+    expect(avg(s)).toBeCloseTo(24, 5);
+  });
+
+  it("EventTimeStats: avg on large values", () => {
+    const large = 10_000_000_000;
+    let s = mergeStats(stats(large, large, large, large - 1), stats(large, large, large, 1));
+    expect(Math.abs(avg(s) - large)).toBeLessThan(EPSILON);
+    s = mergeStats(s, stats(large + 1, large, large + 1, large));
+    expect(Math.abs(avg(s) - (large + 0.5))).toBeLessThan(EPSILON);
+  });
+
+  it("EventTimeStats: zero merge zero", () => {
+    expect(mergeStats(null, null)).toBeNull();
+  });
+
+  it("EventTimeStats: non-zero merge zero, and zero merge non-zero", () => {
+    const s = stats(10, 1, 5, 3);
+    for (const merged of [mergeStats(s, null), mergeStats(null, s)]) {
+      expect(merged).toMatchObject({ max: 10, min: 1, count: 3 });
+      expect(avg(merged)).toBeCloseTo(5, 5);
+    }
+  });
+});
