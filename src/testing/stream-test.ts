@@ -8,7 +8,7 @@ import type { Session } from "../api/session.js";
 import { batchToRows } from "../batch/rows.js";
 import { type OutputMode, type TriggerInput, toTrigger, triggerSchema } from "../config/options.js";
 import type { StreamingQueryProgress } from "../runtime/progress.js";
-import type { StreamingQuery } from "../runtime/streaming-query.js";
+import { StreamingQuery } from "../runtime/streaming-query.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
 
 /**
@@ -81,13 +81,68 @@ export interface StreamTestOptions {
   readonly trigger?: TriggerInput;
 }
 
+/**
+ * Where the query under test runs. StreamTest performs the actions and checks the answers; the
+ * runner starts runs of the query, each on the same checkpoint, and feeds its inputs. `testStream`
+ * runs the query in this process; testing/stream-test-process.ts runs each start in a new process.
+ */
+export interface QueryRunner {
+  /** Starts a run on `checkpoint`; its sink hands every batch's rows to `onBatch` (a re-run batch again). */
+  start(checkpoint: string, onBatch: (batchId: number, rows: Row[]) => void): Promise<QueryRun>;
+  /** Appends rows to the inputs in one step: the next batch that reads any of them reads them all. */
+  addData(parts: readonly (readonly [MemoryStream<any>, readonly Row[]])[]): Promise<void>;
+  /** Called once when the test ends, passed or failed, after its last run stopped. */
+  close(): Promise<void>;
+}
+
+/** One run of the query: the members of StreamingQuery that StreamTest uses (`execute` needs a StreamingQuery itself). */
+export interface QueryRun extends Pick<StreamingQuery, "isActive" | "lastProgress" | "recentProgress" | "processAllAvailable" | "awaitTermination" | "stop"> {
+  readonly exception: Error | null;
+}
+
+/** Runs the query in this process: a restart re-reads the checkpoint, the inputs keep their data. */
+export class InProcessRunner implements QueryRunner {
+  constructor(
+    private readonly df: DataFrame<any>,
+    private readonly outputMode: OutputMode,
+    private readonly trigger: TriggerInput | undefined,
+  ) {}
+
+  async start(checkpoint: string, onBatch: (batchId: number, rows: Row[]) => void): Promise<QueryRun> {
+    const session = this.df.session as Session;
+    const query = session.startStream(this.df.plan, {
+      outputMode: this.outputMode,
+      trigger: toTrigger(this.trigger ? triggerSchema.parse(this.trigger) : undefined),
+      queryName: null,
+      checkpointLocation: checkpoint,
+      sink: { kind: "foreachBatch", fn: (batch, batchId) => onBatch(batchId, batchToRows(batch)) },
+    });
+    return query;
+  }
+
+  async addData(parts: readonly (readonly [MemoryStream<any>, readonly Row[]])[]): Promise<void> {
+    // One synchronous step: the query's next trigger sees all of them.
+    for (const [stream, rows] of parts) stream.addData(...(rows as never[]));
+  }
+
+  async close(): Promise<void> {}
+}
+
 export function testStream<S extends SchemaShape>(df: DataFrame<S>, outputMode: OutputMode, options: StreamTestOptions = {}): StreamTest {
-  return new StreamTest(df, outputMode, options);
+  return new StreamTest(new InProcessRunner(df, outputMode, options.trigger), outputMode, options);
+}
+
+/**
+ * The actions with a stop and a start right after every step that adds data: each following check
+ * reads a run that started from the checkpoint (in new-process mode, in a new process).
+ */
+export function restartAfterEachInput(actions: readonly StreamAction[]): StreamAction[] {
+  return actions.flatMap((a) => (a.kind === "addData" || a.kind === "multiAddData" ? [a, stopStream(), startStream()] : [a]));
 }
 
 export class StreamTest {
   private readonly batches = new Map<number, Row[]>();
-  private query: StreamingQuery | null = null;
+  private query: QueryRun | null = null;
   private seenRows = 0;
   /** Progress of every batch so far, across restarts, by batch id. */
   private readonly progress = new Map<number, StreamingQueryProgress>();
@@ -95,26 +150,16 @@ export class StreamTest {
   private readonly checkpoint: string;
 
   constructor(
-    private readonly df: DataFrame<any>,
+    private readonly runner: QueryRunner,
     private readonly outputMode: OutputMode,
-    private readonly options: StreamTestOptions,
+    options: Pick<StreamTestOptions, "checkpointLocation">,
   ) {
     this.checkpoint = options.checkpointLocation ?? path.join(os.tmpdir(), "sluice-stream-test", randomUUID());
   }
 
-  private start(): void {
-    const session = this.df.session as Session;
-    this.query = session.startStream(this.df.plan, {
-      outputMode: this.outputMode,
-      trigger: toTrigger(this.options.trigger ? triggerSchema.parse(this.options.trigger) : undefined),
-      queryName: null,
-      checkpointLocation: this.checkpoint,
-      sink: {
-        kind: "foreachBatch",
-        fn: (batch, batchId) => {
-          this.batches.set(batchId, batchToRows(batch));
-        },
-      },
+  private async start(): Promise<void> {
+    this.query = await this.runner.start(this.checkpoint, (batchId, rows) => {
+      this.batches.set(batchId, rows);
     });
   }
 
@@ -131,15 +176,17 @@ export class StreamTest {
   }
 
   async run(...actions: StreamAction[]): Promise<void> {
-    this.start();
     let step = 0;
     try {
+      await this.start();
       for (; step < actions.length; step++) await this.perform(actions[step]!);
       await this.query?.stop();
       if (this.query?.exception) throw this.query.exception;
     } catch (e) {
       await this.query?.stop().catch(() => undefined);
       throw new Error(this.report(actions, step, e as Error), { cause: e });
+    } finally {
+      await this.runner.close();
     }
   }
 
@@ -151,12 +198,9 @@ export class StreamTest {
   private async perform(a: StreamAction): Promise<void> {
     switch (a.kind) {
       case "addData":
-        a.stream.addData(...(a.rows as never[]));
-        return;
+        return this.runner.addData([[a.stream, a.rows]]);
       case "multiAddData":
-        // One synchronous step: the query's next trigger sees all of them.
-        for (const [stream, rows] of a.parts) stream.addData(...(rows as never[]));
-        return;
+        return this.runner.addData(a.parts);
       case "assertNumStateRows": {
         await this.settle();
         this.recordProgress();
@@ -215,8 +259,7 @@ export class StreamTest {
         return;
       case "startStream":
         if (this.query?.isActive) throw new Error("startStream(): the stream is already running");
-        this.start();
-        return;
+        return this.start();
       case "expectFailure": {
         const q = this.query!;
         try {
@@ -233,10 +276,13 @@ export class StreamTest {
         this.query = null;
         return;
       }
-      case "execute":
+      case "execute": {
         await this.settle();
-        await a.fn(this.query!);
+        const query = this.query!;
+        if (!(query instanceof StreamingQuery)) throw new Error(`execute(${a.name}) runs code against the query object, which lives in another process here; write it as an action or a check`);
+        await a.fn(query);
         return;
+      }
     }
   }
 
