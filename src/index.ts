@@ -7,6 +7,20 @@ export { RuntimeConfig } from "./api/runtime-config.js";
 export type { SqlConfKey, SqlConfInput } from "./config/sql-conf.js";
 export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.js";
 export { GroupedData } from "./api/grouped-data.js";
+export { KeyValueGroupedData } from "./api/key-value-grouped-data.js";
+export { statefulProcessor, type StatefulProcessorDefinition, type StatefulProcessorOptions } from "./api/stateful-processor.js";
+export type {
+  ExpiredTimerInfo,
+  ListState,
+  MapState,
+  ProcessorContext,
+  StatefulProcessor,
+  StatefulProcessorHandle,
+  StateOptions,
+  TimeMode,
+  TimerValues,
+  ValueState,
+} from "./operators/stateful-processor.js";
 export { Column, StructColumn, type SortOrder, type Operand } from "./api/column.js";
 export { MemoryStream } from "./api/memory-stream.js";
 export { DataStreamReader, DataFrameReader, type KafkaOutput, type RateSchema, type StreamFormat } from "./api/readers.js";
@@ -112,6 +126,7 @@ export {
   StreamingQueryException,
   TaskTimeoutError,
   UdfError,
+  StatefulProcessorError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export { KafkaSecurityError } from "./sources/kafka/security-hints.js";

@@ -29,6 +29,7 @@ import type {
 } from "../types/schema-ops.js";
 import { Column, type SortOrder } from "./column.js";
 import { GroupedData } from "./grouped-data.js";
+import { checkGroupingKeys, KeyValueGroupedData } from "./key-value-grouped-data.js";
 import type { SessionInternals } from "./session-internals.js";
 import { DataStreamWriter } from "./data-stream-writer.js";
 
@@ -143,6 +144,16 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
 
   groupBy<const Ks extends readonly Selectable<S>[]>(...keys: Ks): GroupedData<S, SelectSchema<S, Ks>> {
     return new GroupedData<S, any>(this.session, this.plan, keys.map(toExprOfSelectable));
+  }
+
+  /**
+   * Groups rows by key columns for `transformWithState` (Spark's `groupByKey`, whose key function
+   * is here the key columns): the processor receives each key as an object of those columns.
+   */
+  groupByKey<const Ks extends readonly ColumnName<S>[]>(...keys: Ks): KeyValueGroupedData<S, Ks[number]> {
+    checkGroupingKeys(keys);
+    for (const k of keys) new DataFrame(this.session, { kind: "project", input: this.plan, exprs: [{ kind: "col", name: k }] });
+    return new KeyValueGroupedData(this.session, this.plan, keys);
   }
 
   /**

@@ -77,19 +77,25 @@ function isJson(v: unknown, depth = 0): boolean {
   return false;
 }
 
+/** User code's `args`: JSON data, since it travels to wherever the code runs. */
+export const jsonArgs = z
+  .custom<JsonValue>((v) => v === undefined || isJson(v), {
+    error:
+      "args must be JSON data (strings, finite numbers, booleans, null, arrays and plain objects): it travels to every worker as data; a typed array becomes one with Array.from(values)",
+  })
+  .optional();
+
+/** The name user code goes by in errors. */
+export const userCodeName = z.string({ error: "name must be a string" }).regex(/^\S(.*\S)?$/, { error: "name must be a non-empty name without surrounding spaces" }).optional();
+
 const optionsSchema = z.strictObject({
-  args: z
-    .custom<JsonValue>((v) => v === undefined || isJson(v), {
-      error:
-        "args must be JSON data (strings, finite numbers, booleans, null, arrays and plain objects): it travels to every worker as data; a typed array becomes one with Array.from(values)",
-    })
-    .optional(),
-  name: z.string({ error: "name must be a string" }).regex(/^\S(.*\S)?$/, { error: "name must be a non-empty name without surrounding spaces" }).optional(),
+  args: jsonArgs,
+  name: userCodeName,
   nullable: z.boolean({ error: "nullable must be true or false" }).optional(),
 });
 
 /** A module reference as `import()` takes it: a URL stays, an absolute path becomes a file: URL, a package name stays. */
-function moduleSpecifier(module: unknown, fn: string): string {
+export function moduleSpecifier(module: unknown, fn: string): string {
   if (module instanceof URL) return module.href;
   if (typeof module !== "string" || module.length === 0) {
     throw new OptionError(`${fn}: module must be a file: URL, an absolute path or a package name, got ${module === "" ? '""' : typeof module}`);
@@ -119,7 +125,7 @@ function returnTypeOf(returnType: unknown, nullable: boolean | undefined, fn: st
   return { type: field!.type, nullable: field!.nullable };
 }
 
-function deepFreeze<T>(v: T): T {
+export function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === "object") {
     for (const x of Object.values(v)) deepFreeze(x);
     Object.freeze(v);

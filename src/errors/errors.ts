@@ -140,6 +140,22 @@ export class UdfError extends SluiceError {
   }
 }
 
+/** A `transformWithState` processor failed: its name, the method that threw and the grouping key it ran for. */
+export class StatefulProcessorError extends SluiceError {
+  override name = "StatefulProcessorError";
+  constructor(
+    message: string,
+    readonly processor: string,
+    /** "init", "handleInputRows", "handleExpiredTimer", "handleInitialState", "close", "its constructor" or "output". */
+    readonly method: string,
+    /** The grouping key (an object of the key columns); null outside a key. */
+    readonly key: Readonly<Record<string, unknown>> | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** Why a streaming query stopped with an error; `cause` holds the original error. */
 export class StreamingQueryException extends SluiceError {
   override name = "StreamingQueryException";

@@ -19,6 +19,19 @@ export type JsonValue = string | number | boolean | null | readonly JsonValue[] 
  * constants it needs travel as `args`, JSON data bound when the UDF was made. Another operator
  * (a stateful processor, say) may hold a reference and call it through `udfFunction`.
  */
+/**
+ * A `transformWithState` processor as plan data: the class a module exports, constructed with
+ * `args` (JSON) where the operator runs.
+ */
+export interface ProcessorRef {
+  readonly kind: "processorRef";
+  /** The name errors use (the export's name unless given). */
+  readonly name: string;
+  readonly module: string;
+  readonly exportName: string;
+  readonly args: JsonValue | null;
+}
+
 export interface UdfRef {
   readonly kind: "udfRef";
   /** The name errors and output columns use (the export's name unless given). */

@@ -1,5 +1,5 @@
 import { AnalysisError, PreparationNeeded } from "../errors/errors.js";
-import { children, type Expr, type UdfRef } from "./ast.js";
+import { children, type Expr, type ProcessorRef, type UdfRef } from "./ast.js";
 
 /**
  * The functions of user-defined functions, imported by each process that runs them. A UDF is plan
@@ -18,7 +18,7 @@ export type UdfFunction = (...values: any[]) => unknown;
 /** Imported functions by `module#export`: kept for the life of the process, as modules are. */
 const loaded = new Map<string, UdfFunction>();
 
-const keyOf = (ref: UdfRef) => `${ref.module}#${ref.exportName}`;
+const keyOf = (ref: UdfRef | ProcessorRef) => `${ref.module}#${ref.exportName}`;
 
 /** How a UDF is named in errors: its name, export and module. */
 export function describeUdf(ref: UdfRef): string {
@@ -43,29 +43,60 @@ export function udfFunction(ref: UdfRef): UdfFunction {
 /** Imports the module of `ref` (once per process) and checks that the export is a function. */
 export async function importUdf(ref: UdfRef): Promise<void> {
   const key = keyOf(ref);
-  if (loaded.has(key)) return;
+  if (!loaded.has(key)) loaded.set(key, (await importExport(ref.module, ref.exportName, describeUdf(ref))) as UdfFunction);
+}
+
+/** How a stateful processor is named in errors: its name, export and module. */
+export function describeProcessor(ref: ProcessorRef): string {
+  const source = ref.name === ref.exportName ? `export of ${ref.module}` : `export "${ref.exportName}" of ${ref.module}`;
+  return `stateful processor "${ref.name}" (${source})`;
+}
+
+/** Imported processor classes by `module#export`. */
+const processors = new Map<string, new (args: unknown) => unknown>();
+
+/** The class of a processor this process has imported (the driver imports them when a query starts). */
+export function processorClass(ref: ProcessorRef): new (args: unknown) => unknown {
+  const cls = processors.get(keyOf(ref));
+  if (cls !== undefined) return cls;
+  throw new PreparationNeeded(`${describeProcessor(ref)} is imported when the query starts; this operator ran before it was imported`, () => importProcessor(ref));
+}
+
+/** Imports the module of a processor (once per process) and checks that the export is a class. */
+export async function importProcessor(ref: ProcessorRef): Promise<void> {
+  const key = keyOf(ref);
+  if (processors.has(key)) return;
+  const cls = await importExport(ref.module, ref.exportName, describeProcessor(ref));
+  if (typeof cls.prototype !== "object" || cls.prototype === null) {
+    throw new AnalysisError(`${describeProcessor(ref)}: the export is an arrow function or method, not a class; export a class whose instances have init and handleInputRows`);
+  }
+  processors.set(key, cls as unknown as new (args: unknown) => unknown);
+}
+
+/** The export `exportName` of `module`, which must be a function; errors name `what`. */
+async function importExport(module: string, exportName: string, what: string): Promise<(...args: unknown[]) => unknown> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(ref.module)) as Record<string, unknown>;
+    mod = (await import(module)) as Record<string, unknown>;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new AnalysisError(
-      `${describeUdf(ref)}: the module cannot be imported: ${reason}. ` +
+      `${what}: the module cannot be imported: ${reason}. ` +
         'Give a file: URL (e.g. new URL("./udfs.js", import.meta.url)), an absolute path, or a package name the application can import',
       { cause: error },
     );
   }
-  if (!(ref.exportName in mod)) {
+  if (!(exportName in mod)) {
     const exported = Object.keys(mod).filter((k) => typeof mod[k] === "function");
     throw new AnalysisError(
-      `${describeUdf(ref)}: the module has no export named "${ref.exportName}"; its function exports are ${exported.length ? exported.map((k) => `"${k}"`).join(", ") : "none"}`,
+      `${what}: the module has no export named "${exportName}"; its function exports are ${exported.length ? exported.map((k) => `"${k}"`).join(", ") : "none"}`,
     );
   }
-  const fn = mod[ref.exportName];
+  const fn = mod[exportName];
   if (typeof fn !== "function") {
-    throw new AnalysisError(`${describeUdf(ref)}: export "${ref.exportName}" is ${fn === null ? "null" : typeof fn}, not a function`);
+    throw new AnalysisError(`${what}: export "${exportName}" is ${fn === null ? "null" : typeof fn}, not a function`);
   }
-  loaded.set(key, fn as UdfFunction);
+  return fn as (...args: unknown[]) => unknown;
 }
 
 /** Every UDF an expression calls, by module and export. */
@@ -89,10 +120,10 @@ export function requireUdfs(e: Expr): void {
 }
 
 /**
- * Every UDF a plan (or any plan data: logical nodes, processors holding a `UdfRef`) names, found by
+ * Every UDF and stateful processor a plan (or any plan data) names, found by
  * walking its plain objects and arrays; sources are skipped (they hold no expressions).
  */
-export function udfRefsIn(value: unknown, into: Map<string, UdfRef> = new Map(), seen: Set<object> = new Set()): Map<string, UdfRef> {
+export function udfRefsIn(value: unknown, into: Map<string, UdfRef | ProcessorRef> = new Map(), seen: Set<object> = new Set()): Map<string, UdfRef | ProcessorRef> {
   if (value === null || typeof value !== "object" || seen.has(value)) return into;
   seen.add(value);
   if (Array.isArray(value)) {
@@ -101,8 +132,8 @@ export function udfRefsIn(value: unknown, into: Map<string, UdfRef> = new Map(),
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) return into;
   const record = value as Record<string, unknown>;
-  if (record.kind === "udfRef") {
-    const ref = record as unknown as UdfRef;
+  if (record.kind === "udfRef" || record.kind === "processorRef") {
+    const ref = record as unknown as UdfRef | ProcessorRef;
     into.set(keyOf(ref), ref);
     return into;
   }

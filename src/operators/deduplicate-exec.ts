@@ -36,6 +36,8 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
   private store: StateStore | null = null;
   private accounting: StateBatchAccounting | null = null;
   private metrics: StateOperatorMetrics | null = null;
+  /** Rows of this batch dropped as duplicates (Spark's numDroppedDuplicateRows). */
+  private duplicates = 0;
 
   constructor(
     readonly operatorId: number,
@@ -72,7 +74,9 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
 
   /** Forgets expired keys; emits nothing (first occurrences went out as they came). */
   override onWatermark(watermarkMs: number | null): null {
-    this.metrics = this.opened().accounting.finish(this.expires ? EXPIRY : null, watermarkMs, undefined);
+    const metrics = this.opened().accounting.finish(this.expires ? EXPIRY : null, watermarkMs, undefined);
+    this.metrics = { ...metrics, customMetrics: { numDroppedDuplicateRows: this.duplicates } };
+    this.duplicates = 0;
     return null;
   }
 
@@ -120,6 +124,7 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
       const t = timeAt(r) + (this.withinDelayMs ?? 0);
       if (this.expires && t === t) expiry.set(slots[k]!, t);
     }
+    this.duplicates += n - kept;
     return kept === batch.numRows ? batch : takeRows(batch, firsts.subarray(0, kept));
   }
 }

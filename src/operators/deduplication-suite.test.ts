@@ -1,13 +1,13 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { mkdtempSync, rmSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { DataFrame } from "../api/data-frame.js";
 import { col, count, sum, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
-import { Session } from "../api/session.js";
 import type { OutputMode } from "../config/options.js";
+import { sessionsPerFile } from "../testing/fixtures.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
 import {
   addData,
@@ -43,28 +43,8 @@ const pairs = <A, B>(...ps: [A, B][]) => ps.map(([_1, _2]) => ({ _1, _2 }));
 const tenToFifteenFiveTimes = () => Array.from({ length: 5 }, () => [10, 11, 12, 13, 14, 15]).flat();
 const seconds = (...vs: number[]) => vs.map((eventTime) => ({ eventTime }));
 
-/**
- * One session per worker count for the whole file: starting a pool of worker threads costs
- * seconds, so the scenarios share one (each query still has its own checkpoint).
- */
-const sessions = new Map<number, { session: Session; dir: string }>();
-function sessionPerSuite(workers: number): () => Session {
-  return () => {
-    let s = sessions.get(workers);
-    if (!s) {
-      const dir = mkdtempSync(path.join(os.tmpdir(), "sluice-dedup-suite-"));
-      s = { session: new Session({ workers, checkpointLocation: dir }), dir };
-      sessions.set(workers, s);
-    }
-    return s.session;
-  };
-}
-afterAll(async () => {
-  for (const { session, dir } of sessions.values()) {
-    await session.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+const sessionFor = sessionsPerFile("dedup-suite");
+const sessionPerSuite = (workers: number) => () => sessionFor(workers);
 
 type Runner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
 
@@ -200,6 +180,46 @@ describe.each(cases)("streaming deduplication (Spark's StreamingDeduplicationSui
         addData(input, ...values(10)),
         checkNewAnswer(),
         execute("the operator reports as dedupe", (q) => expect(q.lastProgress?.stateOperators.map((o) => o.operatorName)).toEqual(["dedupe"])),
+      );
+    })());
+
+  // A figure of the last batch that read rows: a restart between the rows and the check would read it from another run.
+  itOnce("custom metric numDroppedDuplicateRows in state operator progress (SPARK-35880)", () =>
+    (async () => {
+      const session = suiteSession();
+      // As Spark's assertStateOperatorCustomMetric: the last batch that read rows.
+      const dropped = (n: number) =>
+        execute(`${n} rows dropped as duplicates`, (q) =>
+          expect(q.recentProgress.filter((p) => p.numInputRows > 0).at(-1)?.stateOperators[0]?.customMetrics.numDroppedDuplicateRows).toBe(n),
+        );
+      const plain = session.memoryStream(StrInt);
+      await run(
+        plain.toDF().dropDuplicates("_1"),
+        "append",
+        addData(plain, ...pairs(["a", 1], ["a", 2], ["b", 3])),
+        checkLastBatch(...pairs(["a", 1], ["b", 3])),
+        dropped(1),
+        addData(plain, ...pairs(["a", 4], ["b", 5], ["c", 6])),
+        checkLastBatch(...pairs(["c", 6])),
+        dropped(2),
+      );
+      const withWatermark = session.memoryStream(StrInt);
+      const df = withWatermark
+        .toDF()
+        .withColumn("eventTime", timestamp_seconds(col("_2")))
+        .withWatermark("eventTime", "2 seconds")
+        .dropDuplicates("_1")
+        .select(col("_1"), unix_seconds(col("eventTime")).alias("eventTime"));
+      await run(
+        df,
+        "append",
+        addData(withWatermark, ...pairs(["a", 1], ["a", 2], ["b", 3])),
+        // The watermark moves after each batch, and the batch without data that follows is the last one: new rows are checked instead.
+        checkNewAnswer({ _1: "a", eventTime: 1 }, { _1: "b", eventTime: 3 }),
+        dropped(1),
+        addData(withWatermark, ...pairs(["a", 4], ["b", 5], ["c", 6])),
+        checkNewAnswer({ _1: "c", eventTime: 6 }),
+        dropped(2),
       );
     })());
 
@@ -488,6 +508,18 @@ describe.each(cases)("deduplication within watermark (Spark's StreamingDeduplica
 
 describe("dropDuplicatesWithinWatermark is refused where Spark refuses it", () => {
   const suiteSession = sessionPerSuite(0);
+  it("deduplicate in batch DataFrame", () =>
+    (async () => {
+      const session = suiteSession();
+      const ids = session.createDataFrame(
+        Array.from({ length: 10 }, (_, id) => ({ id })),
+        z.object({ id: z.int() }),
+      );
+      const refused = "dropDuplicatesWithinWatermark is not supported with batch DataFrames/DataSets";
+      await expect(ids.dropDuplicatesWithinWatermark().collect()).rejects.toThrow(refused);
+      await expect(ids.withColumn("newcol", col("id")).dropDuplicatesWithinWatermark("newcol").collect()).rejects.toThrow(refused);
+    })());
+
   it("deduplicate without event time column should result in error", () =>
     (async () => {
       const session = suiteSession();

@@ -88,6 +88,8 @@ function lateTest(layout: AggregateLayout, plain: readonly ColumnView[], waterma
   if (key === null || watermarkMs === null) return null;
   if (key.isWindow) return (_r, windowEnd) => isLate(windowEnd, watermarkMs);
   const time = plain[layout.eventTimeKeyPosition];
+  // A window column grouped as it is (an aliased window(...)) counts by its end.
+  if (time?.kind === "window") return (r) => isLate(time.ends[r]!, watermarkMs);
   if (time?.kind !== "number") throw new Error("the event-time key of an aggregation must be a window or a timestamp");
   return (r) => (time.valid === null || time.valid[r] === 1) && isLate(time.values[r]!, watermarkMs);
 }

@@ -14,6 +14,7 @@ import { SessionMergeExec } from "./session-merge-exec.js";
 import { SortExec } from "./sort-exec.js";
 import { StaticJoinExec } from "./static-join-exec.js";
 import { StreamJoinExec } from "./stream-join-exec.js";
+import { TransformWithStateExec } from "./transform-with-state-exec.js";
 
 /** The `*Exec` of an operator spec. */
 export function createExec(spec: OperatorSpec): Exec {
@@ -38,6 +39,8 @@ export function createExec(spec: OperatorSpec): Exec {
       return new DeduplicateExec(spec.operatorId, spec);
     case "streamJoin":
       return new StreamJoinExec(spec.operatorId, spec);
+    case "transformWithState":
+      return new TransformWithStateExec(spec.operatorId, spec);
     case "sort":
       return new SortExec(spec.orders);
     case "limit":

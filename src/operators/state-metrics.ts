@@ -22,6 +22,8 @@ export interface StateOperatorMetrics {
   readonly commitTimeMs: number;
   readonly allUpdatesTimeMs: number;
   readonly allRemovalsTimeMs: number;
+  /** Operator-specific figures (Spark's customMetrics), e.g. a transformWithState's timers. */
+  readonly customMetrics?: Readonly<Record<string, number>>;
 }
 
 /**

@@ -41,6 +41,10 @@ function compute(p: LogicalPlan): ReadonlySet<string> {
   switch (p.kind) {
     case "source":
       return new Set();
+    // A processor's rows are new rows: none of their columns carries the input's event time (Spark
+    // needs a withWatermark on transformWithState's output for that, which Sluice does not run yet).
+    case "transformWithState":
+      return new Set();
     case "watermark":
       return new Set([...eventTimeColumns(p.input), p.column]);
     case "project":

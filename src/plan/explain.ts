@@ -30,7 +30,11 @@ function describe(p: LogicalPlan): string {
       return `Sort [${p.orders.map((o) => `${outputName(o.expr)} ${o.ascending ? "ASC" : "DESC"}`).join(", ")}]`;
     case "limit":
       return `Limit ${p.n}`;
-    case "join":
-      return `Join ${p.joinType === "left" ? "LeftOuter" : "Inner"}, using [${p.on.join(", ")}]`;
+    case "join": {
+      const type = { inner: "Inner", left: "LeftOuter", right: "RightOuter", full: "FullOuter", leftSemi: "LeftSemi" }[p.joinType];
+      return `Join ${type}, ${p.condition ? outputName(p.condition) : `using [${p.on.join(", ")}]`}`;
+    }
+    case "transformWithState":
+      return `TransformWithState ${p.processor.name} [${p.keys.join(", ")}], ${p.timeMode}, ${p.outputMode}${p.initialState ? ", with initial state" : ""}`;
   }
 }

@@ -1,4 +1,5 @@
-import type { Expr } from "../expr/ast.js";
+import type { Expr, ProcessorRef } from "../expr/ast.js";
+import type { TimeMode } from "../operators/stateful-processor.js";
 import type { SourceDesc } from "../sources/source-desc.js";
 import type { Fields } from "../types/dtype.js";
 
@@ -55,6 +56,21 @@ export type LogicalPlan =
       readonly on: readonly string[];
       readonly condition: Expr | null;
       readonly joinType: JoinType;
+    }
+  /**
+   * `groupByKey(keys).transformWithState(processor, timeMode, outputMode, { initialState })`: the
+   * processor's rows, of the declared `fields`. The initial state is a static plan read once, in
+   * the first batch, keyed by `initialState.keys`; it is not a child (nothing of the query runs over it).
+   */
+  | {
+      readonly kind: "transformWithState";
+      readonly input: LogicalPlan;
+      readonly keys: readonly string[];
+      readonly processor: ProcessorRef;
+      readonly timeMode: TimeMode;
+      readonly outputMode: "append" | "update";
+      readonly fields: Fields;
+      readonly initialState: { readonly plan: LogicalPlan; readonly keys: readonly string[] } | null;
     };
 
 export type PlanKind = LogicalPlan["kind"];

@@ -66,6 +66,9 @@ class Pruner {
         return withInput(p, prune(p.input, plus(needed, columnsOf(p.orders.map((o) => o.expr)))));
       case "limit":
         return withInput(p, prune(p.input, needed));
+      case "transformWithState":
+        // The processor sees whole rows.
+        return withInput(p, prune(p.input, ALL));
       case "union": {
         // Union matches columns by position: every input keeps all of them.
         const inputs = p.inputs.map((input) => prune(input, ALL));

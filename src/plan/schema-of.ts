@@ -82,6 +82,15 @@ function compute(p: LogicalPlan): Fields {
       return schemaOf(p.input);
     case "join":
       return joinFields(p);
+    case "transformWithState": {
+      const input = schemaOf(p.input);
+      for (const k of p.keys) notHeaders({ name: k, ...lookupColumn(k, input) }, "groupByKey");
+      if (p.initialState) {
+        const initial = schemaOf(p.initialState.plan);
+        for (const k of p.initialState.keys) lookupColumn(k, initial);
+      }
+      return p.fields;
+    }
     default:
       return assertNever(p, "plan node");
   }

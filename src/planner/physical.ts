@@ -1,4 +1,5 @@
-import type { AggFn, Expr } from "../expr/ast.js";
+import type { AggFn, Expr, ProcessorRef } from "../expr/ast.js";
+import type { TimeMode } from "../operators/stateful-processor.js";
 import type { JoinType, LogicalPlan, SortKey } from "../plan/logical.js";
 import type { SourceDesc } from "../sources/source-desc.js";
 import type { Fields } from "../types/dtype.js";
@@ -90,6 +91,26 @@ export interface StreamJoinSpec {
   readonly rightState: JoinStateWatermark | null;
 }
 
+/**
+ * Arbitrary stateful processing (Spark's TransformWithStateExec): the input rows of each grouping
+ * key go to the processor's `handleInputRows` once per batch, then due timers fire, then values
+ * whose TTL passed leave state.
+ */
+export interface TransformWithStateSpec {
+  readonly op: "transformWithState";
+  readonly operatorId: number;
+  readonly processor: ProcessorRef;
+  readonly keyColumns: readonly string[];
+  readonly inputFields: Fields;
+  readonly outputFields: Fields;
+  readonly timeMode: TimeMode;
+  readonly outputMode: "append" | "update";
+  /** The input's watermarked event-time column: rows at or before the late-events watermark are dropped. */
+  readonly eventTimeColumn: string | null;
+  /** Rows that seed the state in the query's first batch: a static table (by id) and its key columns. */
+  readonly initialState: { readonly tableId: string; readonly keyColumns: readonly string[] } | null;
+}
+
 /** One physical operator, as data; `createExec` turns it into its `*Exec`. */
 export type OperatorSpec =
   | { readonly op: "filter"; readonly condition: Expr }
@@ -121,6 +142,7 @@ export type OperatorSpec =
       readonly inputFields: Fields;
     }
   | StreamJoinSpec
+  | TransformWithStateSpec
   | { readonly op: "sort"; readonly orders: readonly SortKey[] }
   | { readonly op: "limit"; readonly n: number };
 
@@ -201,9 +223,14 @@ export function statefulOperators(plan: PhysicalPlan): readonly StatefulOperator
   return [...plan.inputs.flatMap((p) => p.operators), ...driverOperators(plan)].filter(isStatefulSpec).sort((a, b) => a.operatorId - b.operatorId);
 }
 
-/** The static side of a stream-static join: run once at query start, then shared by all tasks. */
+/**
+ * A static DataFrame a streaming query reads, run once at query start: the static side of a
+ * stream-static join (`use: "join"`, built into a hash table shared by all tasks on `on`), or a
+ * transformWithState initial state (`use: "rows"`, one batch for the driver's operator).
+ */
 export interface StaticTableSpec {
   readonly tableId: string;
   readonly plan: LogicalPlan;
+  readonly use: "join" | "rows";
   readonly on: readonly string[];
 }

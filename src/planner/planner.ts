@@ -108,6 +108,10 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
     }
     case "join":
       return placeJoin(p, ctx);
+    case "transformWithState": {
+      const node = driverOf(place(p.input, ctx), ctx);
+      return { kind: "driver", node: append(node, [planTransformWithState(p, ctx)]) };
+    }
   }
 }
 
@@ -163,7 +167,7 @@ function placeJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext): Placed 
   // side becomes the shared hash table.
   const [probe, build] = leftStreaming || !rightStreaming ? [p.left, p.right] : [p.right, p.left];
   const tableId = `static-${nextTableId++}`;
-  ctx.staticTables.push({ tableId, plan: build, on: p.on });
+  ctx.staticTables.push({ tableId, plan: build, use: "join", on: p.on });
   const steps: OperatorSpec[] = [{ op: "joinStatic", tableId, on: p.on, joinType: p.joinType as "inner" | "left" }];
   if (probe !== p.left) {
     // Restore the left-then-right column order of the logical join.
@@ -232,6 +236,7 @@ function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanCont
   const watermark = eventTime === null ? undefined : watermarkDelayOf(p.input, eventTime, ctx);
   const base = { op: "deduplicate" as const, operatorId: ctx.nextOperatorId++, keyColumns: p.columns, inputFields: fields };
   if (p.withinWatermark) {
+    if (!isStreamingPlan(p.input)) throw new AnalysisError("dropDuplicatesWithinWatermark is not supported with batch DataFrames/DataSets");
     if (eventTime === null || watermark === undefined) {
       throw new AnalysisError("dropDuplicatesWithinWatermark is not supported in streaming DataFrames/DataSets without watermark");
     }
@@ -239,6 +244,29 @@ function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanCont
   }
   const timeKey = eventTime !== null && p.columns.includes(eventTime) ? eventTime : null;
   return { ...base, eventTimeColumn: timeKey, withinWatermarkDelayMs: null };
+}
+
+function planTransformWithState(p: LogicalPlan & { kind: "transformWithState" }, ctx: PlanContext): OperatorSpec {
+  const fields = schemaOf(p.input);
+  const times = eventTimeColumns(p.input);
+  let initialState: { tableId: string; keyColumns: readonly string[] } | null = null;
+  if (p.initialState) {
+    const tableId = `initial-state-${nextTableId++}`;
+    ctx.staticTables.push({ tableId, plan: p.initialState.plan, use: "rows", on: [] });
+    initialState = { tableId, keyColumns: p.initialState.keys };
+  }
+  return {
+    op: "transformWithState",
+    operatorId: ctx.nextOperatorId++,
+    processor: p.processor,
+    keyColumns: p.keys,
+    inputFields: fields,
+    outputFields: p.fields,
+    timeMode: p.timeMode,
+    outputMode: p.outputMode,
+    eventTimeColumn: fields.find((f) => times.has(f.name))?.name ?? null,
+    initialState,
+  };
 }
 
 /** The delay of the `withWatermark` that made `column` an event-time column below `p`. */

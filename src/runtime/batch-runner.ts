@@ -21,6 +21,12 @@ export interface InputFigures {
   numMalformedRecords: number;
 }
 
+/** The static tables a pipeline's stream-static joins read: a task carries those only (an initial state stays on the driver). */
+function tablesOf(pipeline: InputPipeline, staticTables: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const ids = pipeline.operators.flatMap((op) => (op.op === "joinStatic" ? [op.tableId] : []));
+  return Object.fromEntries(ids.filter((id) => id in staticTables).map((id) => [id, staticTables[id]]));
+}
+
 /**
  * Runs every split of every input pipeline as one task in the pool, and folds the task metrics.
  * Shared by streaming micro-batches and static queries, so both run the very same operators.
@@ -37,8 +43,9 @@ export async function runPipelines(
   const tasks: Task[] = [];
   const owner: number[] = [];
   inputs.forEach((pipeline, i) => {
+    const tables = tablesOf(pipeline, staticTables);
     for (const split of splits[i]!) {
-      tasks.push({ pipeline, split, context, outputMode, staticTables });
+      tasks.push({ pipeline, split, context, outputMode, staticTables: tables });
       owner.push(i);
     }
   });

@@ -6,6 +6,7 @@ import { isStateful, type BatchInfo, type ExecContext, type StatefulExec } from 
 import { OperatorChain } from "../operators/run-operators.js";
 import type { StateOperatorMetrics } from "../operators/state-metrics.js";
 import { StreamJoinExec } from "../operators/stream-join-exec.js";
+import { TransformWithStateExec } from "../operators/transform-with-state-exec.js";
 import type { DriverNode, PhysicalPlan } from "../planner/physical.js";
 import type { StateStore, StateStoreProvider } from "../state/state-store.js";
 import type { StateOperatorProgress } from "./progress.js";
@@ -61,6 +62,15 @@ export class DriverStage {
     const start = performance.now();
     this.forEachNode(this.root, (n) => (n.kind === "operators" ? n.chain.commit(version) : n.kind === "join" ? n.exec.commit(version) : undefined));
     return performance.now() - start;
+  }
+
+  /**
+   * When a transformWithState's processing-time timer or TTL next falls due (epoch ms), null when
+   * none waits: the run wants a batch then, even without new data.
+   */
+  nextDueMs(): number | null {
+    const due = this.stateful.flatMap((exec) => (exec instanceof TransformWithStateExec ? [exec.nextDueMs()] : [])).filter((t): t is number => t !== null);
+    return due.length === 0 ? null : Math.min(...due);
   }
 
   /** Resolves once the state of every commit so far is on disk (rejects naming what failed). */
@@ -204,6 +214,6 @@ function toProgress(exec: StatefulExec, droppedInWorkers: number): StateOperator
     numRowsDroppedByWatermark: (m?.numRowsDroppedByWatermark ?? 0) + droppedInWorkers,
     numShufflePartitions: 1,
     numStateStoreInstances: exec.operatorName === "symmetricHashJoin" ? 2 : 1,
-    customMetrics: {},
+    customMetrics: { ...m?.customMetrics },
   };
 }

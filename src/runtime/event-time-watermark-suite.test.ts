@@ -1,14 +1,14 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { DataFrame } from "../api/data-frame.js";
 import { col, count, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
-import { Session } from "../api/session.js";
 import { mergeStats } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
+import { sessionsPerFile } from "../testing/fixtures.js";
 import {
   addData,
   checkAnswer,
@@ -73,26 +73,7 @@ function runner(restartEachStep: boolean): Runner {
   };
 }
 
-/**
- * One session per worker count for the whole file: starting a pool of worker threads costs
- * seconds, so the scenarios share one (each query still has its own checkpoint).
- */
-const sessions = new Map<number, { session: Session; dir: string }>();
-function sessionFor(workers: number): Session {
-  let s = sessions.get(workers);
-  if (!s) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-suite-"));
-    s = { session: new Session({ workers, checkpointLocation: dir }), dir };
-    sessions.set(workers, s);
-  }
-  return s.session;
-}
-afterAll(async () => {
-  for (const { session, dir } of sessions.values()) {
-    await session.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+const sessionFor = sessionsPerFile("watermark-suite");
 
 const cases = [
   { workers: 0, restart: false },
@@ -220,6 +201,33 @@ describe.each(cases)("Spark's EventTimeWatermarkSuite, $workers workers, restart
     } finally {
       rmSync(checkpointLocation, { recursive: true, force: true });
     }
+  });
+
+  it("an alias on the window keeps its event time (SPARK-27340)", async () => {
+    const session = sessionFor(workers);
+    const input = session.memoryStream(Value);
+    const counts = input
+      .toDF()
+      .withColumn("eventTime", timestamp_seconds(col("value")))
+      .withWatermark("eventTime", "10 seconds")
+      .select(window(col("eventTime"), "5 seconds").alias("aliasWindow"))
+      .groupBy(col("aliasWindow"))
+      .agg(count().alias("count"))
+      .select(unix_seconds(col("aliasWindow.start")).alias("start"), col("count"));
+    await run(
+      counts,
+      "append",
+      add(input, 10, 11, 12, 13, 14, 15),
+      checkNewAnswer(),
+      // Watermark 15 s.
+      add(input, 25),
+      checkNewAnswer(row(10, 5)),
+      assertNumStateRows(2),
+      // Behind the watermark.
+      add(input, 10),
+      checkNewAnswer(),
+      assertNumStateRows(2),
+    );
   });
 
   it("group by on raw timestamp", async () => {

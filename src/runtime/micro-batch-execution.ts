@@ -16,6 +16,7 @@ import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import { populateStartOffsets } from "./start-offsets.js";
+import { type Clock, systemClock } from "./clock.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
 import { WatermarkTracker } from "./watermark-tracker.js";
 
@@ -41,7 +42,8 @@ export interface ExecutionDeps {
   readonly staticTables: Readonly<Record<string, unknown>>;
   readonly onProgress: (p: StreamingQueryProgress) => void;
   readonly onIdle: () => void;
-  readonly now?: () => number;
+  /** The trigger clock; the system clock unless a test drives time. */
+  readonly clock?: Clock;
 }
 
 /** A batch whose offsets, watermark and timestamp are fixed in `offsets/<batchId>`. */
@@ -75,6 +77,7 @@ export class MicroBatchExecution {
   private idleWaiters: { generation: number; resolve: (why: "idle" | "stopped") => void }[] = [];
   private triggerGeneration = 0;
   private statusValue: StreamingQueryStatus = { message: "Initializing sources", isDataAvailable: false, isTriggerActive: false };
+  private readonly clock: Clock;
   private readonly now: () => number;
   private readonly policy: TriggerPolicy;
   /** Whether a moved watermark makes a batch without data run (the setting and the operators agree). */
@@ -92,7 +95,8 @@ export class MicroBatchExecution {
   private stage: DriverStage | null = null;
 
   constructor(private readonly deps: ExecutionDeps) {
-    this.now = deps.now ?? Date.now;
+    this.clock = deps.clock ?? systemClock;
+    this.now = () => this.clock.now();
     this.policy = triggerPolicy(deps.trigger);
     this.noDataBatches = deps.noDataMicroBatches && operatorsWantNoDataBatches(deps.plan, deps.outputMode);
     this.tracker = new WatermarkTracker(deps.plan.watermarks);
@@ -178,7 +182,9 @@ export class MicroBatchExecution {
       const wait = this.policy.afterTrigger(batch ? "ran" : "idle", triggerStart, this.now());
       if (wait === "stop") break;
       if (!batch) this.deps.onIdle();
-      await this.sleep(wait);
+      // processAllAvailable() is waiting for a trigger that finds nothing new: run it now rather
+      // than after the interval (on a manual clock the interval would never pass by itself).
+      await this.sleep(this.idleWaiters.length > 0 ? 0 : this.untilDue(wait));
     }
   }
 
@@ -186,7 +192,8 @@ export class MicroBatchExecution {
    * Spark's constructNextBatch: the next batch's end offsets (or the pending batch of a restart),
    * logged in offsets/N before anything reads them; null when there is nothing to run. A batch
    * without data still runs when the last batch moved the watermark and the stateful operators
-   * may emit or evict by it, unless spark.sql.streaming.noDataMicroBatches.enabled is false.
+   * may emit or evict by it, or when a transformWithState timer or TTL is due by processing time,
+   * unless spark.sql.streaming.noDataMicroBatches.enabled is false.
    */
   private async constructNextBatch(triggerStart: number): Promise<PlannedBatch | null> {
     const { checkpoint, sources, plan } = this.deps;
@@ -201,7 +208,8 @@ export class MicroBatchExecution {
     const latest = await Promise.all(sources.map((s, i) => s.latestOffset(this.committed[i])));
     timings.latestOffset = this.now() - t0;
     const hasData = latest.some((o, i) => !sameOffset(o, this.committed[i]));
-    const noDataBatch = !hasData && this.watermarkMovedLastBatch && this.noDataBatches;
+    const due = this.stage?.nextDueMs() ?? null;
+    const noDataBatch = !hasData && this.noDataBatches && (this.watermarkMovedLastBatch || (due !== null && due <= triggerStart));
     if (!hasData && !noDataBatch) return null;
     const entry: OffsetsEntry = {
       sources: latest,
@@ -318,17 +326,22 @@ export class MicroBatchExecution {
     for (const w of waiters) w.resolve("stopped");
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wake = null;
-        resolve();
-      }
-      this.wake = done;
-    });
+  /** The wait before the next trigger, cut short so a processing-time timer or TTL due sooner is not late. */
+  private untilDue(waitMs: number): number {
+    const due = this.stage?.nextDueMs() ?? null;
+    if (due === null || this.deps.trigger.kind === "processingTime") return waitMs;
+    return Math.min(waitMs, Math.max(0, due - this.now()));
   }
+
+  private async sleep(ms: number): Promise<void> {
+    if (this.stopping) return;
+    const wait = this.clock.sleep(ms);
+    this.wake = () => wait.cancel();
+    try {
+      await wait.done;
+    } finally {
+      this.wake = null;
+    }
+  }
+
 }

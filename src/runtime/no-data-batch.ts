@@ -10,7 +10,10 @@ import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
  *   mode nothing is emitted or evicted by the watermark, so a batch without data has nothing to do;
  * - deduplication in any mode (it forgets keys by the watermark);
  * - a stream-stream join whose state the watermark bounds (it evicts, and an outer join emits its
- *   NULL rows then).
+ *   NULL rows then);
+ * - transformWithState with event-time timers (the watermark fires them) or processing-time
+ *   timers and TTL, whose batches without data the driver asks for when one is due
+ *   (`DriverStage.nextDueMs`).
  */
 export function operatorsWantNoDataBatches(plan: PhysicalPlan, outputMode: OutputMode): boolean {
   return statefulOperators(plan).some((op) => {
@@ -22,6 +25,8 @@ export function operatorsWantNoDataBatches(plan: PhysicalPlan, outputMode: Outpu
         return outputMode !== "complete";
       case "streamJoin":
         return op.leftState !== null || op.rightState !== null;
+      case "transformWithState":
+        return op.timeMode !== "none";
     }
   });
 }

@@ -34,6 +34,8 @@ export function statefulNames(plan: PhysicalPlan): string[] {
         return `aggregate(${op.spec.keyFields.map((f) => f.name).join(",")};${op.spec.aggs.map((a) => a.fn).join(",")})`;
       case "streamJoin":
         return `join(${op.joinType};${op.leftFields.map((f) => f.name).join(",")};${op.rightFields.map((f) => f.name).join(",")})`;
+      case "transformWithState":
+        return `transformWithState(${op.keyColumns.join(",")};${op.processor.module}#${op.processor.exportName})`;
     }
   });
 }
@@ -103,6 +105,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
         staticTables,
         onProgress: (p) => q.recordProgress(p),
         onIdle: () => q.recordIdle(),
+        clock: config.clock,
       });
       return { execution, done: execution.run() };
     },

@@ -32,9 +32,15 @@ export async function executeStatic(engine: EngineContext, plan: LogicalPlan): P
   }
 }
 
-/** The static sides of the plan's stream-static joins, each run once and built into a shared hash table. */
+/**
+ * The static DataFrames the plan reads, each run once: a stream-static join's side built into a
+ * shared hash table, a transformWithState initial state kept as its batch.
+ */
 export async function buildStaticTables(engine: EngineContext, plan: PhysicalPlan): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const t of plan.staticTables) out[t.tableId] = buildStaticJoinTable(await executeStatic(engine, t.plan), t.on);
+  for (const t of plan.staticTables) {
+    const rows = await executeStatic(engine, t.plan);
+    out[t.tableId] = t.use === "join" ? buildStaticJoinTable(rows, t.on) : rows;
+  }
   return out;
 }

@@ -45,9 +45,12 @@ export function propagateWatermarks(root: DriverNode, globalMs: number | null): 
  * emits a window once its end is at or before the watermark, a deduplication passes rows on as
  * they come, so both keep the input's; a join may still emit rows as old as the oldest its state
  * keeps, so a time-range join lowers it to the lower of its sides' state watermarks (Spark's
- * produceOutputWatermark). Values below 0 stay as they are on the way and read as 0.
+ * produceOutputWatermark); transformWithState keeps it in event-time mode and has none in
+ * processing-time mode. Values below 0 stay as they are on the way and read as 0.
  */
 function outputWatermark(op: StatefulOperatorSpec, inputMs: number | null): number | null {
+  // A processor's rows in processing-time mode have no event time the watermark could speak for.
+  if (op.op === "transformWithState") return op.timeMode === "processingTime" ? null : inputMs;
   if (inputMs === null || op.op !== "streamJoin") return inputMs;
   const bounds = [op.leftState, op.rightState].flatMap((s) => (s?.kind === "value" ? [inputMs + s.offsetMs] : []));
   return Math.min(inputMs, ...bounds);

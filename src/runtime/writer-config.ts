@@ -1,3 +1,4 @@
+import type { Clock } from "./clock.js";
 import type { Batch } from "../batch/batch.js";
 import type { FileSinkFormat } from "../config/file-sink-options.js";
 import type { OutputMode, Trigger } from "../config/options.js";
@@ -9,6 +10,11 @@ export interface WriterConfig {
   readonly trigger: Trigger;
   readonly queryName: string | null;
   readonly checkpointLocation: string | null;
+  /**
+   * The clock batch timestamps and trigger times are read from (Spark's triggerClock); the system
+   * clock unless a test drives time by hand (testing/manual-clock.ts).
+   */
+  readonly clock?: Clock;
   readonly sink:
     | { readonly kind: "console"; readonly numRows: number; readonly truncate: boolean }
     | { readonly kind: "memory" }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { afterAll } from "vitest";
 import { Session } from "../api/session.js";
 
 /** `at("12:07")` is 2026-01-01T12:07:00Z: readable event times for tests and examples. */
@@ -30,4 +31,28 @@ export async function withSession<T>(workers: number, fn: (s: Session) => Promis
     await session.stop();
     rmSync(checkpoints, { recursive: true, force: true });
   }
+}
+
+/**
+ * One session per worker count for a whole test file: starting a pool of worker threads costs
+ * seconds, so a file's scenarios share one (each query still has its own checkpoint). Call at the
+ * top of the file; the sessions stop after its last test.
+ */
+export function sessionsPerFile(name: string): (workers: number) => Session {
+  const sessions = new Map<number, { session: Session; dir: string }>();
+  afterAll(async () => {
+    for (const { session, dir } of sessions.values()) {
+      await session.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return (workers) => {
+    let s = sessions.get(workers);
+    if (!s) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), `sluice-${name}-`));
+      s = { session: new Session({ workers, checkpointLocation: dir }), dir };
+      sessions.set(workers, s);
+    }
+    return s.session;
+  };
 }

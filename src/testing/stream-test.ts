@@ -10,6 +10,7 @@ import { type OutputMode, type TriggerInput, toTrigger, triggerSchema } from "..
 import type { StreamingQueryProgress } from "../runtime/progress.js";
 import { StreamingQuery } from "../runtime/streaming-query.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
+import type { ManualClock } from "./manual-clock.js";
 
 /**
  * StreamTest: a test is a list of actions run against one streaming query, as in Spark's own
@@ -41,7 +42,8 @@ export type StreamAction =
   | { readonly kind: "stopStream" }
   | { readonly kind: "startStream" }
   | { readonly kind: "expectFailure"; readonly pattern: RegExp | string }
-  | { readonly kind: "execute"; readonly name: string; readonly fn: (q: StreamingQuery) => unknown };
+  | { readonly kind: "execute"; readonly name: string; readonly fn: (q: StreamingQuery) => unknown }
+  | { readonly kind: "advanceManualClock"; readonly ms: number };
 
 export const addData = <S extends SchemaShape>(stream: MemoryStream<S>, ...rows: RowOf<S>[]): StreamAction => ({ kind: "addData", stream, rows });
 /** Spark's MultiAddData: rows for several streams, all read by the same batch. */
@@ -75,10 +77,20 @@ export const startStream = (): StreamAction => ({ kind: "startStream" });
 /** The query fails with an error whose message matches. */
 export const expectFailure = (pattern: RegExp | string): StreamAction => ({ kind: "expectFailure", pattern });
 export const execute = (name: string, fn: (q: StreamingQuery) => unknown): StreamAction => ({ kind: "execute", name, fn });
+/**
+ * Spark's AdvanceManualClock: moves the test's manual clock (`testStream(df, mode, { clock })`) on
+ * by `ms`, then waits until the query has processed what that made due (a trigger, timers).
+ */
+export const advanceManualClock = (ms: number): StreamAction => ({ kind: "advanceManualClock", ms });
 
 export interface StreamTestOptions {
   readonly checkpointLocation?: string;
   readonly trigger?: TriggerInput;
+  /**
+   * A manual clock the query triggers on (Spark's StreamManualClock): batches run when
+   * `advanceManualClock` moves it past the trigger interval, and their timestamps read it.
+   */
+  readonly clock?: ManualClock;
 }
 
 /**
@@ -106,6 +118,7 @@ export class InProcessRunner implements QueryRunner {
     private readonly df: DataFrame<any>,
     private readonly outputMode: OutputMode,
     private readonly trigger: TriggerInput | undefined,
+    private readonly clock?: ManualClock,
   ) {}
 
   async start(checkpoint: string, onBatch: (batchId: number, rows: Row[]) => void): Promise<QueryRun> {
@@ -116,6 +129,7 @@ export class InProcessRunner implements QueryRunner {
       queryName: null,
       checkpointLocation: checkpoint,
       sink: { kind: "foreachBatch", fn: (batch, batchId) => onBatch(batchId, batchToRows(batch)) },
+      ...(this.clock ? { clock: this.clock } : {}),
     });
     return query;
   }
@@ -129,7 +143,7 @@ export class InProcessRunner implements QueryRunner {
 }
 
 export function testStream<S extends SchemaShape>(df: DataFrame<S>, outputMode: OutputMode, options: StreamTestOptions = {}): StreamTest {
-  return new StreamTest(new InProcessRunner(df, outputMode, options.trigger), outputMode, options);
+  return new StreamTest(new InProcessRunner(df, outputMode, options.trigger, options.clock), outputMode, options);
 }
 
 /**
@@ -152,15 +166,21 @@ export class StreamTest {
   constructor(
     private readonly runner: QueryRunner,
     private readonly outputMode: OutputMode,
-    options: Pick<StreamTestOptions, "checkpointLocation">,
+    options: Pick<StreamTestOptions, "checkpointLocation" | "clock">,
   ) {
     this.checkpoint = options.checkpointLocation ?? path.join(os.tmpdir(), "sluice-stream-test", randomUUID());
+    this.clock = options.clock ?? null;
   }
+
+  private readonly clock: ManualClock | null;
 
   private async start(): Promise<void> {
     this.query = await this.runner.start(this.checkpoint, (batchId, rows) => {
       this.batches.set(batchId, rows);
     });
+    // On a manual clock the first trigger runs at once; the next waits for the clock. Let the
+    // first one finish, so rows added next wait for advanceManualClock as in Spark's tests.
+    if (this.clock) await this.settle();
   }
 
   /** Rows the sink holds: the last batch in complete mode, every batch's rows otherwise. */
@@ -276,6 +296,10 @@ export class StreamTest {
         this.query = null;
         return;
       }
+      case "advanceManualClock":
+        if (!this.clock) throw new Error("advanceManualClock() needs a manual clock: testStream(df, mode, { clock: new ManualClock() })");
+        this.clock.advance(a.ms);
+        return this.settle();
       case "execute": {
         await this.settle();
         const query = this.query!;
@@ -326,6 +350,8 @@ function describe(a: StreamAction): string {
       return `expectFailure(${String(a.pattern)})`;
     case "execute":
       return `execute(${a.name})`;
+    case "advanceManualClock":
+      return `advanceManualClock(${a.ms} ms)`;
     default:
       return `${a.kind}()`;
   }
