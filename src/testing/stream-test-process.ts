@@ -174,6 +174,8 @@ class Child {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves once the process has started up and waits for its checkpoint. */
   private readonly ready: Promise<unknown>;
+  /** The query's end, as the child reports it; rejects when the process exits without reporting it (killed). */
+  readonly terminated: Promise<FromChild & { kind: "terminated" }>;
   alive = true;
 
   constructor(entry: string, plan: ChildPlan) {
@@ -194,8 +196,10 @@ class Child {
       }),
     );
     this.ready = this.next((m) => (m.kind === "ready" ? true : undefined));
+    this.terminated = this.next((m) => (m.kind === "terminated" ? m : undefined));
     // A spare killed before it was used never had anyone waiting on it.
     this.ready.catch(() => undefined);
+    this.terminated.catch(() => undefined);
   }
 
   get pid(): number | undefined {
@@ -264,7 +268,7 @@ class ChildRun implements QueryRun {
     private readonly child: Child,
     private readonly stopHow: "graceful" | "kill",
   ) {
-    const ended = child.next((m) => (m.kind === "terminated" ? m : undefined)).then(
+    const ended = child.terminated.then(
       (m) => {
         this.progress = m;
         if (m.exception) this.failure = revive(m.exception);
