@@ -27,7 +27,8 @@ const EVENTS = Number(args.get("events") ?? 10_000_000);
 /** Events per micro-batch (both streams together). */
 const STEP_EVENTS = Number(args.get("step") ?? 100_000);
 const REPS = Number(args.get("reps") ?? 3);
-const WORKERS = (args.get("workers") ?? "0,2").split(",").map(Number);
+/** Worker counts of the Sluice runs (`none`: the loop alone). */
+const WORKERS = args.get("workers") === "none" ? [] : (args.get("workers") ?? "0,2").split(",").map(Number);
 const JOINS = (args.get("joins") ?? "inner,leftOuter").split(",") as JoinKind[];
 /** Results file name under bench/results (`none`: print only). */
 const OUT = args.get("out") ?? "stream-join";
@@ -206,8 +207,9 @@ async function main(): Promise<void> {
       `expected rows: inner ${data.expectedInner.toLocaleString()}, left outer ${data.expectedLeftOuter.toLocaleString()}`,
   );
   const sessions = new Map<number, Session>(WORKERS.map((w) => [w, new Session({ workers: w })]));
-  const probe = sessions.get(WORKERS[0]!)!;
+  const probe = new Session({ workers: 0 });
   const fields = { imp: probe.memoryStream(Impression).data.fields, click: probe.memoryStream(Click).data.fields };
+  await probe.stop();
   t = performance.now();
   const all = buildSteps(data, fields.imp, fields.click);
   console.log(`built ${all.impressions.length} steps of Arrow batches (${((performance.now() - t) / 1000).toFixed(1)} s)`);
