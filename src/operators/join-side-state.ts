@@ -181,7 +181,13 @@ export class JoinSideState {
     this.indexedSlots = Math.max(this.indexedSlots, slot + 1);
   }
 
-  /** Rebuilds the key index from the table when its slots were renumbered (or never indexed). */
+  /**
+   * Rebuilds the key index from the table when its slots were renumbered (or never indexed), in
+   * one walk over the slots. Rows of one key are chained in the order they came, by sequence
+   * number; slot order is that order already (a new row takes the next slot, and compaction keeps
+   * the live slots' order), so each slot goes to its chain's tail, and only a slot older than
+   * its chain's tail (a table that holds its rows in some other order) is put in place.
+   */
   private ensureIndex(): void {
     if (this.indexedGeneration === this.store.generation) return;
     this.indexedGeneration = this.store.generation;
@@ -193,21 +199,48 @@ export class JoinSideState {
     this.indexedSlots = 0;
     const keys = table.keyTable;
     let maxSeq = -1;
-    const live = table.liveSlots();
-    // Rows of one key are chained in the order they came: by sequence number.
-    const seqOf = (s: number) => {
-      const end = keys.keyStarts[s]! + keys.keyLength(s);
-      return keys.keyArena[end - 2]! + keys.keyArena[end - 1]! * 0x40000000;
-    };
-    const ordered = Array.from(live).sort((a, b) => seqOf(a) - seqOf(b));
-    for (const s of ordered) {
+    const n = table.slotCount;
+    for (let s = 0; s < n; s++) {
+      if (!table.isLive(s)) continue;
       const from = keys.keyStarts[s]!;
       const to = from + keys.keyLength(s) - 2;
-      this.link(s, keys.keyArena, from, to);
-      maxSeq = Math.max(maxSeq, seqOf(s));
+      const seq = seqAt(keys.keyArena, to);
+      if (seq > maxSeq) {
+        maxSeq = seq;
+        this.link(s, keys.keyArena, from, to);
+      } else {
+        this.linkInOrder(s, seq, keys.keyArena, from, to);
+      }
     }
     this.nextSeq = Math.max(this.nextSeq, maxSeq + 1);
   }
+
+  /** Links `slot` (sequence number `seq`) into its key's chain after the rows older than it. */
+  private linkInOrder(slot: number, seq: number, words: Int32Array, from: number, to: number): void {
+    const g = this.groups.findKey(words, from, to);
+    if (g < 0 || seqOf(this.table, this.tail[g]!) < seq) return this.link(slot, words, from, to);
+    let prev = -1;
+    let s = this.head[g]!;
+    while (seqOf(this.table, s) < seq) {
+      prev = s;
+      s = this.next[s]!;
+    }
+    this.next[slot] = s;
+    if (prev < 0) this.head[g] = slot;
+    else this.next[prev] = slot;
+    this.indexedSlots = Math.max(this.indexedSlots, slot + 1);
+  }
+}
+
+/** The sequence number held in the two key words at `end` (past the join key's words). */
+function seqAt(arena: Int32Array, end: number): number {
+  return arena[end]! + arena[end + 1]! * 0x40000000;
+}
+
+/** The sequence number of the row in `slot`. */
+function seqOf(table: StateTable, slot: number): number {
+  const keys = table.keyTable;
+  return seqAt(keys.keyArena, keys.keyStarts[slot]! + keys.keyLength(slot) - 2);
 }
 
 function grow(a: Int32Array, min: number): Int32Array {

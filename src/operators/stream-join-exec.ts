@@ -3,8 +3,8 @@ import { type Batch, columnIndex, emptyColumn, makeBatch } from "../batch/batch.
 import { concatBatches } from "../batch/concat.js";
 import { InternalError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
-import { compileExpr, evaluate } from "../expr/compile.js";
-import { asBool } from "../expr/eval-vec.js";
+import { compileExpr } from "../expr/compile.js";
+import { asBool, type Compiled, dataOf } from "../expr/eval-vec.js";
 import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
 import { keyViewOf, viewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
@@ -70,6 +70,9 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
   }
 
   private readonly pairFields: Fields;
+  /** The pair condition, compiled for the pair rows' fields when a pair first comes. */
+  private pairCondition: LazyExprs | null = null;
+  private readonly scratch = new JoinScratch();
 
   override open(ctx: ExecContext): void {
     super.open(ctx);
@@ -158,13 +161,11 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
     // Late rows go; rows failing this side's condition or with a null key can never match.
     const lateBy = this.ctx.batch.watermarkForLateEventsMs;
     const times = rt.eventTimeIndex >= 0 ? eventTimes(batch, rt.eventTimeIndex) : null;
-    const passes = rt.condition ? conditionMask(rt.condition, batch) : null;
-    const keyColumns = rt.keys.map((k) => evaluate(k, batch));
-    const keyFields = rt.keys.map((k) => compileExpr(k, batch.fields).type);
-    const keyViews = keyColumns.map((c, k) => keyViewOf(c, keyFields[k]!.type, rt.keyNames[k]!));
+    const exprs = rt.exprs.of(batch.fields);
+    const passes = exprs.condition ? conditionMask(exprs.condition, batch) : null;
+    const keyViews = exprs.keys.map((c, k) => keyViewOf(columnOf(c, batch), c.type.type, rt.keyNames[k]!));
     const keys = rt.encoder.encode(keyViews.map((view) => ({ view, rows: null })), n);
-    const candidates: number[] = [];
-    const neverMatch: number[] = [];
+    const { candidates, neverMatch, pairRows, pairSlots, selection } = this.scratch.reset();
     for (let i = 0; i < n; i++) {
       if (times !== null && isLate(times[i]!, lateBy)) {
         this.batchFigures.dropped++;
@@ -174,26 +175,30 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
       if (nullKey || (passes !== null && passes[i] === 0)) neverMatch.push(i);
       else candidates.push(i);
     }
-    const rows = Int32Array.from(candidates);
+    const rows = candidates.view();
 
     // Pairs of (input row, other side's slot) with equal keys, then the pair condition.
-    const pairRows: number[] = [];
-    const pairSlots: number[] = [];
     other.forEachMatch(keys, rows, (i, s) => {
       pairRows.push(i);
       pairSlots.push(s);
     });
-    let pr = Int32Array.from(pairRows);
-    let ps = Int32Array.from(pairSlots);
+    let pr = pairRows.view();
+    let ps = pairSlots.view();
     let pairBatch = pr.length > 0 ? this.pairBatch(side, batch, pr, other.columns(ps)) : null;
     if (pairBatch !== null && this.spec.pairCondition !== null) {
-      const mask = conditionMask(this.spec.pairCondition, pairBatch);
-      const keep: number[] = [];
-      for (let j = 0; j < mask.length; j++) if (mask[j] === 1) keep.push(j);
-      if (keep.length < mask.length) {
-        const sel = Int32Array.from(keep);
-        pr = pr.filter((_, j) => mask[j] === 1);
-        ps = ps.filter((_, j) => mask[j] === 1);
+      this.pairCondition ??= new LazyExprs([], this.spec.pairCondition);
+      const mask = conditionMask(this.pairCondition.of(pairBatch.fields).condition!, pairBatch);
+      // Kept pairs move down in place: the scratch lists are this batch's alone.
+      for (let j = 0; j < mask.length; j++) {
+        if (mask[j] !== 1) continue;
+        pr[selection.length] = pr[j]!;
+        ps[selection.length] = ps[j]!;
+        selection.push(j);
+      }
+      if (selection.length < mask.length) {
+        const sel = selection.view();
+        pr = pr.subarray(0, sel.length);
+        ps = ps.subarray(0, sel.length);
         pairBatch = sel.length > 0 ? makeBatch(pairBatch.fields, pairBatch.columns.map((c) => gatherColumn(c, sel)), sel.length) : null;
       }
     }
@@ -216,13 +221,13 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
     for (const s of ps) other.markMatched(s);
 
     if (rt.preserved && neverMatch.length > 0) {
-      const never = Int32Array.from(neverMatch);
+      const never = neverMatch.view();
       out.push(this.outerRows(side, batch.columns.map((c) => gatherColumn(c, never)), never.length));
     }
 
     const stored = this.rowsToStore(side, batch, rows, matchedRow);
     const matchedFlags = new Uint8Array(stored.length);
-    stored.forEach((i, j) => (matchedFlags[j] = matchedRow[i]!));
+    for (let j = 0; j < stored.length; j++) matchedFlags[j] = matchedRow[stored[j]!]!;
     own.add(batch, keys, stored, matchedFlags);
     this.batchFigures.updated += stored.length;
 
@@ -238,13 +243,11 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
    */
   private rowsToStore(side: JoinSide, batch: Batch, rows: Int32Array, matchedRow: Uint8Array): Int32Array {
     if (side === LEFT) return this.spec.joinType === "leftSemi" ? rows.filter((i) => matchedRow[i] === 0) : rows;
-    const rt = this.sides[RIGHT];
-    const w = this.ctx.batch.watermarkMs;
-    if (w === null || rt.stateWatermark === null) return rows;
-    const field = rt.stateWatermark.kind === "key" ? rt.keyFieldIndex : rt.valueFieldIndex;
-    const limit = rt.stateWatermark.kind === "key" ? w : w + rt.stateWatermark.offsetMs;
-    const times = eventTimes(batch, field);
-    return rows.filter((i) => !(times[i]! <= limit) || (rt.preserved && matchedRow[i] === 0));
+    const bound = this.stateLimit(RIGHT, this.ctx.batch.watermarkMs);
+    if (bound === null) return rows;
+    const preserved = this.sides[RIGHT].preserved;
+    const times = eventTimes(batch, bound.field);
+    return rows.filter((i) => !(times[i]! <= bound.limit) || (preserved && matchedRow[i] === 0));
   }
 
   /** Pairs laid out as the join's rows: left columns then right ones, whichever side is the input. */
@@ -264,20 +267,28 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
   }
 
   private evictable(side: JoinSide, watermarkMs: number | null): Int32Array {
+    const bound = this.stateLimit(side, watermarkMs);
+    return bound === null ? new Int32Array(0) : this.opened()[side].slotsAtOrBelow(bound.field, bound.limit);
+  }
+
+  /**
+   * Which of the side's fields bounds its state, and the limit at or below which a row can no
+   * longer match (null: the side's state is not bounded): the event-time key at the watermark,
+   * or the event-time value at the watermark plus the range condition's offset.
+   */
+  private stateLimit(side: JoinSide, watermarkMs: number | null): { readonly field: number; readonly limit: number } | null {
     const rt = this.sides[side];
-    if (watermarkMs === null || rt.stateWatermark === null) return new Int32Array(0);
-    const state = this.opened()[side];
+    if (watermarkMs === null || rt.stateWatermark === null) return null;
     return rt.stateWatermark.kind === "key"
-      ? state.slotsAtOrBelow(rt.keyFieldIndex, watermarkMs)
-      : state.slotsAtOrBelow(rt.valueFieldIndex, watermarkMs + rt.stateWatermark.offsetMs);
+      ? { field: rt.keyFieldIndex, limit: watermarkMs }
+      : { field: rt.valueFieldIndex, limit: watermarkMs + rt.stateWatermark.offsetMs };
   }
 }
 
 /** What a side needs at run time, resolved once from the spec. */
 interface SideRuntime {
-  readonly keys: readonly Expr[];
+  readonly exprs: LazyExprs;
   readonly keyNames: readonly string[];
-  readonly condition: Expr | null;
   readonly eventTimeIndex: number;
   readonly stateWatermark: JoinStateWatermark | null;
   /** For a key watermark: the side's field that is the event-time key (a column key). */
@@ -307,9 +318,8 @@ function sideRuntime(
     if (keyFieldIndex < 0) bound = null;
   }
   return {
-    keys,
+    exprs: new LazyExprs(keys, condition),
     keyNames: keys.map((k, i) => (k.kind === "col" ? k.name : `join key ${i + 1}`)),
-    condition,
     eventTimeIndex: eventTime === null ? -1 : columnIndex(fields, eventTime),
     stateWatermark: bound,
     keyFieldIndex,
@@ -319,8 +329,73 @@ function sideRuntime(
   };
 }
 
-function conditionMask(condition: Expr, batch: Batch): Uint8Array {
-  const mask = asBool(compileExpr(condition, batch.fields).run(batch));
+/**
+ * Key expressions and a condition compiled for the schema their batches have, once: every batch
+ * of one input shares its fields, so compilation (and the cache lookup behind it) is paid when
+ * the schema first comes, not per batch.
+ */
+class LazyExprs {
+  private fields: Fields | null = null;
+  private compiled: { readonly keys: readonly Compiled[]; readonly condition: Compiled | null } | null = null;
+
+  constructor(
+    private readonly keys: readonly Expr[],
+    private readonly condition: Expr | null,
+  ) {}
+
+  of(fields: Fields): { readonly keys: readonly Compiled[]; readonly condition: Compiled | null } {
+    if (this.compiled === null || fields !== this.fields) {
+      this.compiled = { keys: this.keys.map((k) => compileExpr(k, fields)), condition: this.condition === null ? null : compileExpr(this.condition, fields) };
+      this.fields = fields;
+    }
+    return this.compiled;
+  }
+}
+
+/** A compiled expression's column over a batch, as `evaluate` gives it. */
+function columnOf(compiled: Compiled, batch: Batch): arrow.Data {
+  return compiled.passThrough?.(batch) ?? dataOf(compiled.run(batch), compiled.type.type, batch.numRows);
+}
+
+/**
+ * Row and slot lists a batch fills, kept by the operator across batches: typed arrays that grow
+ * by doubling and are handed out as views, so a batch neither builds JS arrays nor copies them.
+ */
+class Int32List {
+  private data = new Int32Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = v;
+  }
+
+  /** The values so far, as a view of the list's buffer: valid until the list is reset. */
+  view(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+class JoinScratch {
+  readonly candidates = new Int32List();
+  readonly neverMatch = new Int32List();
+  readonly pairRows = new Int32List();
+  readonly pairSlots = new Int32List();
+  /** Pairs the pair condition keeps. */
+  readonly selection = new Int32List();
+
+  reset(): this {
+    this.candidates.length = this.neverMatch.length = this.pairRows.length = this.pairSlots.length = this.selection.length = 0;
+    return this;
+  }
+}
+
+function conditionMask(condition: Compiled, batch: Batch): Uint8Array {
+  const mask = asBool(condition.run(batch));
   const out = new Uint8Array(batch.numRows);
   for (let i = 0; i < out.length; i++) out[i] = mask.values[i] === 1 && (mask.valid === null || mask.valid[i] === 1) ? 1 : 0;
   return out;
