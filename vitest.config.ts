@@ -1,13 +1,15 @@
 import { defineConfig } from "vitest/config";
 
-// Three projects: `unit` (everything but Kafka and the schema registry, no Java needed), `kafka` (files named
+// Four projects: `unit` (everything but Kafka, the schema registry and the new-process restarts, no Java needed),
+// `new-process` (files named *.new-process.test.ts: ported scenarios whose query restarts in a new process at
+// every step; npm test runs them once, CI's other Node versions run only `unit`), `kafka` (files named
 // *.kafka.test.ts, run against a real broker that src/testing/kafka-global-setup.ts starts only when such files
 // are in the run, and files named *.registry.test.ts, run against the real schema registry that
 // src/testing/schema-registry-global-setup.ts starts alongside it) and `faults` (files named *.faults.test.ts:
 // they kill, freeze and restart that broker or registry, so they run one at a time, after every other file:
 // sequence.groupOrder runs the groups 0, 1, 2 one after the other).
-// `npm test` runs unit then kafka; `npm run test:faults` runs the faults (a few minutes);
-// `npx vitest run --project <name>` runs one project, `npx vitest run` all three.
+// `npm test` runs unit and new-process, then kafka; `npm run test:faults` runs the faults (a few minutes);
+// `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -24,12 +26,23 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],
-          exclude: ["src/**/*.kafka.test.ts", "src/**/*.registry.test.ts", "src/**/*.faults.test.ts"],
+          exclude: ["src/**/*.kafka.test.ts", "src/**/*.registry.test.ts", "src/**/*.faults.test.ts", "src/**/*.new-process.test.ts"],
           typecheck: {
             enabled: true,
             include: ["src/**/*.test-d.ts"],
             tsconfig: "./tsconfig.json",
           },
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The ported scenarios again, each step's query in a fresh Node process on the checkpoint
+          // (testing/stream-test-process.ts): a recovery check run once, on the main Node version.
+          name: "new-process",
+          include: ["src/**/*.new-process.test.ts"],
+          testTimeout: 120_000,
           sequence: { groupOrder: 0 },
         },
       },

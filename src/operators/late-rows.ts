@@ -6,7 +6,12 @@ import { isLate } from "../kernels/window.js";
 
 /** Each row's event time in epoch ms (NaN when null): a window counts by its end. */
 export function eventTimesOf(batch: Batch, column: string): Float64Array {
-  const index = columnIndex(batch, column);
+  return eventTimesAt(batch, columnIndex(batch, column));
+}
+
+/** `eventTimesOf` for the column at `index`. */
+export function eventTimesAt(batch: Batch, index: number): Float64Array {
+  const column = batch.fields[index]!.name;
   const view = viewOf(batch.columns[index]!, batch.fields[index]!.type, column);
   if (view.kind === "window") return view.ends;
   if (view.kind !== "number") throw new InternalError(`event-time column "${column}" is not a timestamp`);

@@ -6,13 +6,14 @@ import type { Expr } from "../expr/ast.js";
 import { compileExpr } from "../expr/compile.js";
 import { asBool, type Compiled, dataOf } from "../expr/eval-vec.js";
 import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
-import { keyViewOf, viewOf } from "../kernels/hash-table-columns.js";
+import { keyViewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { isLate } from "../kernels/window.js";
 import type { JoinStateWatermark, StreamJoinSpec } from "../planner/physical.js";
 import type { Field, Fields } from "../types/dtype.js";
 import { BaseExec, type ExecContext, type StatefulExec } from "./exec.js";
 import { JoinSideState } from "./join-side-state.js";
+import { eventTimesAt } from "./late-rows.js";
 import type { StateOperatorMetrics } from "./state-metrics.js";
 
 export type JoinSide = 0 | 1;
@@ -160,7 +161,7 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
 
     // Late rows go; rows failing this side's condition or with a null key can never match.
     const lateBy = this.ctx.batch.watermarkForLateEventsMs;
-    const times = rt.eventTimeIndex >= 0 ? eventTimes(batch, rt.eventTimeIndex) : null;
+    const times = rt.eventTimeIndex >= 0 ? eventTimesAt(batch, rt.eventTimeIndex) : null;
     const exprs = rt.exprs.of(batch.fields);
     const passes = exprs.condition ? conditionMask(exprs.condition, batch) : null;
     const keyViews = exprs.keys.map((c, k) => keyViewOf(columnOf(c, batch), c.type.type, rt.keyNames[k]!));
@@ -246,7 +247,7 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
     const bound = this.stateLimit(RIGHT, this.ctx.batch.watermarkMs);
     if (bound === null) return rows;
     const preserved = this.sides[RIGHT].preserved;
-    const times = eventTimes(batch, bound.field);
+    const times = eventTimesAt(batch, bound.field);
     return rows.filter((i) => !(times[i]! <= bound.limit) || (preserved && matchedRow[i] === 0));
   }
 
@@ -399,15 +400,6 @@ function conditionMask(condition: Compiled, batch: Batch): Uint8Array {
   const out = new Uint8Array(batch.numRows);
   for (let i = 0; i < out.length; i++) out[i] = mask.values[i] === 1 && (mask.valid === null || mask.valid[i] === 1) ? 1 : 0;
   return out;
-}
-
-/** Each row's event time in epoch ms (NaN when null): a window counts by its end. */
-function eventTimes(batch: Batch, index: number): Float64Array {
-  const view = viewOf(batch.columns[index]!, batch.fields[index]!.type, batch.fields[index]!.name);
-  if (view.kind === "window") return view.ends;
-  if (view.kind !== "number") throw new InternalError(`event-time column "${batch.fields[index]!.name}" is not a timestamp`);
-  if (view.valid === null) return view.values;
-  return view.values.map((v, i) => (view.valid![i] === 0 ? NaN : v));
 }
 
 function takeInput(batch: Batch, rows: Int32Array, fields: Fields): Batch {

@@ -16,6 +16,7 @@ import {
   execute,
   startStream,
   stopStream,
+  restartAfterEachInput,
   testStream,
   type StreamAction,
 } from "../testing/stream-test.js";
@@ -68,8 +69,7 @@ type Runner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[])
 
 function runner(restartEachStep: boolean): Runner {
   return (df, mode, ...actions) => {
-    const steps = restartEachStep ? actions.flatMap((a) => (a.kind === "addData" || a.kind === "multiAddData" ? [a, stopStream(), startStream()] : [a])) : actions;
-    return testStream(df, mode).run(...steps);
+    return testStream(df, mode).run(...(restartEachStep ? restartAfterEachInput(actions) : actions));
   };
 }
 

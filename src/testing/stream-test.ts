@@ -12,6 +12,8 @@ import { StreamingQuery } from "../runtime/streaming-query.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
 import type { ManualClock } from "./manual-clock.js";
 
+export { ManualClock } from "./manual-clock.js";
+
 /**
  * StreamTest: a test is a list of actions run against one streaming query, as in Spark's own
  * test suite. Checks wait for everything added so far to be processed, compare rows exactly
