@@ -45,6 +45,8 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
   private accounting: StateBatchAccounting | null = null;
   private metrics: StateOperatorMetrics | null = null;
   private readonly declared = new Map<string, { readonly kind: "value" | "list" | "map"; readonly ttlMs: number | null }>();
+  /** The next processing-time timer or TTL expiry (see nextDueMs). */
+  private due: number | null = null;
   /** What the processor is running, for errors. */
   private phase = "init";
 
@@ -72,6 +74,7 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
     }
     this.call("init", () => this.processor!.init(this.handle(), { timeMode: this.spec.timeMode, outputMode: this.spec.outputMode }));
     this.phase = "batch";
+    this.due = this.findNextDue();
   }
 
   /** Collects the batch's rows: the processor sees each key's rows of the whole micro-batch at once. */
@@ -98,6 +101,7 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
       if (input !== null) this.handleInput(input, timerValues, out);
       this.fireTimers(watermarkMs, timerValues, out);
       state.removeExpired();
+      this.due = this.findNextDue();
     });
     const table = this.opened().store.table;
     const removed = table.removedSlots().length;
@@ -121,22 +125,20 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
   }
 
   /**
-   * Whether a batch at `nowMs` has work without new input: a processing-time timer due or a
-   * value whose TTL passed (Spark runs such batches all the time in processing-time mode; Sluice
-   * runs them when there is something to fire or expire).
+   * When the next processing-time timer fires or value expires (epoch ms), null when none is
+   * waiting: the driver runs a batch without input then (Spark runs such batches all the time in
+   * processing-time mode; Sluice runs them when there is something to fire or expire). Found once
+   * per batch, since only a batch changes state, and read by every trigger of the loop.
    */
-  wantsBatchAt(nowMs: number): boolean {
-    if (this.spec.timeMode !== "processingTime" || this.state === null) return false;
-    const next = this.nextDueMs();
-    return next !== null && next <= nowMs;
+  nextDueMs(): number | null {
+    return this.due;
   }
 
-  /** When the next processing-time timer fires or value expires (epoch ms), null when none is waiting. */
-  nextDueMs(): number | null {
+  /** The earliest timer (fired once a batch's timestamp is past it) or TTL expiry in state. */
+  private findNextDue(): number | null {
     if (this.spec.timeMode !== "processingTime" || this.state === null) return null;
     const timer = this.state.earliestTimerMs();
     const expiry = this.state.earliestExpiryMs();
-    // A timer fires in the first batch whose timestamp is past it.
     const candidates = [timer === null ? null : timer + 1, expiry].filter((t): t is number => t !== null);
     return candidates.length === 0 ? null : Math.min(...candidates);
   }
