@@ -14,6 +14,7 @@ export type {
   ListState,
   MapState,
   ProcessorContext,
+  ProcessorUdf,
   StatefulProcessor,
   StatefulProcessorHandle,
   StateOptions,

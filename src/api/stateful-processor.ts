@@ -4,7 +4,7 @@ import { OptionError } from "../errors/errors.js";
 import type { JsonValue, ProcessorRef } from "../expr/ast.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
 import type { Fields, SchemaShape } from "../types/dtype.js";
-import { deepFreeze, jsonArgs, moduleSpecifier, userCodeName } from "./udf.js";
+import { deepFreeze, jsonArgs, moduleSpecifier, userCodeName, type UserDefinedFunction } from "./udf.js";
 
 /**
  * A `transformWithState` processor for a query: the class `exportName` of `module` (a file: URL,
@@ -32,6 +32,11 @@ export interface StatefulProcessorOptions<Z extends z.ZodObject<any>> {
   readonly args?: JsonValue;
   /** The name in errors and in `explain()`; default the export's name. */
   readonly name?: string;
+  /**
+   * UDFs (from `udf` or `vectorUdf`) the processor calls, by the name it finds them under in
+   * `init`'s context (`context.udfs.score(...)`); they are imported wherever the processor runs.
+   */
+  readonly udfs?: Readonly<Record<string, UserDefinedFunction<any, any, any>>>;
 }
 
 const optionsSchema = z.strictObject({
@@ -40,6 +45,15 @@ const optionsSchema = z.strictObject({
   }),
   args: jsonArgs,
   name: userCodeName,
+  udfs: z
+    .record(
+      z.string(),
+      z.custom<UserDefinedFunction<any, any, any>>((v) => typeof v === "function" && (v as { ref?: { kind?: string } }).ref?.kind === "udfRef", {
+        error: "udfs maps names to UDFs made with udf(...) or vectorUdf(...), e.g. { udfs: { score } }",
+      }),
+      { error: "udfs must be an object of UDFs by name, e.g. { udfs: { score } }" },
+    )
+    .optional(),
 });
 
 export function statefulProcessor<const Z extends z.ZodObject<any>>(
@@ -59,6 +73,7 @@ export function statefulProcessor<const Z extends z.ZodObject<any>>(
     module: specifier,
     exportName,
     args: o.args === undefined ? null : structuredClone(o.args as JsonValue),
+    udfs: Object.fromEntries(Object.entries(o.udfs ?? {}).map(([name, fn]) => [name, fn.ref])),
   });
   return { ref, fields };
 }

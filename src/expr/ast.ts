@@ -30,6 +30,8 @@ export interface ProcessorRef {
   readonly module: string;
   readonly exportName: string;
   readonly args: JsonValue | null;
+  /** UDFs handed to the processor (its context's `udfs`), by the name it calls them by. */
+  readonly udfs: Readonly<Record<string, UdfRef>>;
 }
 
 export interface UdfRef {

@@ -193,3 +193,41 @@ function vectorResult(ref: UdfRef, result: unknown, n: number, field: Field): ar
   }
   throw wrongType(result === null || result === undefined ? String(result) : typeof result === "object" ? `an object (${(result as object).constructor?.name ?? "Object"})` : `a ${typeof result}`);
 }
+
+/**
+ * A UDF as a plain function over JavaScript values, for user code that calls it itself (a
+ * `transformWithState` processor): a row-wise UDF takes one value per argument and returns one
+ * value; a vector UDF takes one array (or apache-arrow Vector) of values per argument and returns
+ * an array. Results are checked against the declared type and given back as `collect()` gives
+ * values (a timestamp as a Date), and what the function throws becomes a UdfError naming the UDF,
+ * as inside an expression. The UDF's module must be imported in this process (`importUdf`).
+ */
+export function udfOnValues(ref: UdfRef): (...args: unknown[]) => unknown {
+  const fn = udfFunction(ref);
+  const field: Field = { name: ref.name, type: ref.returnType.type, nullable: ref.returnType.nullable };
+  const normalized = (data: arrow.Data, n: number) => columnValues(data, field, n);
+  if (ref.form === "row") {
+    return (...args: unknown[]) => {
+      const values = args.map((a) => [a]);
+      const [result] = callPerRow(ref, fn, values, 1);
+      const data = columnFromValues(1, () => result, field, (_row, f, v) => badResult(ref, v, "a call from user code", f, rowArguments(values, 0)));
+      return normalized(data, 1)[0];
+    };
+  }
+  return (...args: unknown[]) => {
+    const vectors = args.map((a, k) => {
+      if (isVector(a)) return a;
+      if (!Array.isArray(a)) throw new UdfError(`${describeUdf(ref)}: argument ${k + 1} is ${typeof a}; a vector UDF takes an array (or Vector) of values per argument`, ref.name, undefined);
+      return arrow.vectorFromArray(a);
+    });
+    const n = vectors[0]?.length ?? 0;
+    if (vectors.some((v) => v.length !== n)) throw new UdfError(`${describeUdf(ref)}: its arguments have different lengths (${vectors.map((v) => v.length).join(", ")})`, ref.name, undefined);
+    let result: unknown;
+    try {
+      result = ref.args === null ? fn(...vectors) : fn(...vectors, ref.args);
+    } catch (error) {
+      throw new UdfError(`${describeUdf(ref)} failed on ${n} values: ${messageOf(error)}`, ref.name, undefined, { cause: error });
+    }
+    return normalized(vectorResult(ref, result, n, field), n);
+  };
+}

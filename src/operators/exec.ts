@@ -4,6 +4,7 @@ import { InternalError } from "../errors/errors.js";
 import type { StateStore } from "../state/state-store.js";
 import type { StateOperatorMetrics } from "./state-metrics.js";
 import type { TaskMetrics } from "../batch/task-metrics.js";
+import type { ProcessorTaskRunner } from "./processor-task.js";
 
 /**
  * The one lifecycle of every physical operator (DESIGN §12), stateless or stateful, in workers
@@ -20,8 +21,11 @@ export interface Exec {
   open(ctx: ExecContext): void;
   /** Vectorized work on one batch; null when nothing comes out (yet). */
   process(batch: Batch): Batch | null;
-  /** The micro-batch's input is done; `ms` is its watermark (null before any). */
-  onWatermark(ms: number | null): Batch | null;
+  /**
+   * The micro-batch's input is done; `ms` is its watermark (null before any). An operator that
+   * hands user code to the worker pool (transformWithState) answers once its tasks are done.
+   */
+  onWatermark(ms: number | null): Batch | null | Promise<Batch | null>;
   /** The state written since the last commit is version `version` (Spark's batchId + 1). */
   commit(version: number): void;
   close(): void;
@@ -61,6 +65,8 @@ export interface ExecContext {
    * operator with several stores (a join's two sides) numbers them by `partition`.
    */
   stateStore(operatorId: number, partition?: number): StateStore;
+  /** Runs transformWithState's processor tasks in the worker pool: on the driver only (null in a task). */
+  readonly processorTasks: ProcessorTaskRunner | null;
 }
 
 /** A stateful operator: its id (its position among the plan's stateful operators) and its figures. */
@@ -91,7 +97,7 @@ export abstract class BaseExec implements Exec {
 
   abstract process(batch: Batch): Batch | null;
 
-  onWatermark(_ms: number | null): Batch | null {
+  onWatermark(_ms: number | null): Batch | null | Promise<Batch | null> {
     return null;
   }
 

@@ -1,37 +1,36 @@
 import { deserialize, serialize } from "node:v8";
 import { AnalysisError } from "../errors/errors.js";
-import { decodeKey, encodeKey } from "./canonical-key.js";
-import type { StateStore } from "../state/state-store.js";
-import type { StateSchema, StateTable } from "../state/state-table.js";
+import { encodeKey } from "./canonical-key.js";
 import type { ListState, MapState, ValueState } from "./stateful-processor.js";
 
 /**
- * The state of a `transformWithState` operator in one state table: one row per (state variable,
- * grouping key) holding the variable's whole value for that key, and one row per grouping key
- * holding its timers. A row's table key is the structured-clone bytes of `[name, keyValues]`
- * (length first, packed into words), so it can be found from a key's values and decoded back
- * to them (to fire a timer or expire a value of a key that has no input).
+ * The state of a `transformWithState` operator, as one grouping key sees it: one row per (state
+ * variable, grouping key) holding the variable's whole value for that key, and one row per key
+ * holding its timers. A row's value is the structured clone of what it holds (see `Stored`); where
+ * the rows live is a `ProcessorRowStore`: the operator's state table on the driver
+ * (processor-state-table.ts), or the rows of its keys a task carries to a worker
+ * (processor-run.ts), so the same code reads and writes state in both places.
  *
- * Two f64 columns let a batch find what is due without decoding every row: `#expiresAt`, the
- * earliest TTL expiry among a row's values, and `#timer`, the earliest timer of a key.
- *
- * A batch works key by key (`withKey`): a variable's row is decoded at its first use for the key
+ * A key's work runs inside `withKey`: a variable's row is decoded at its first use for the key
  * and written back once, when the key is done (`flush`), so appending to a list row by row costs
  * one encoding per key and batch.
  */
-export const PROCESSOR_STATE_SCHEMA: StateSchema = [
-  { name: "value", kind: "bytes" },
-  { name: "#expiresAt", kind: "f64" },
-  { name: "#timer", kind: "f64" },
-];
-const VALUE = 0;
-const EXPIRES_AT = 1;
-const TIMER = 2;
 
 /** The row name of a key's timers; user variables may not start with "#". */
-const TIMERS = "#timers";
+export const TIMERS = "#timers";
 
 export type StateKind = "value" | "list" | "map";
+
+/** Where a ProcessorState's rows live. Keys are a grouping key's canonical text (canonical-key.ts). */
+export interface ProcessorRowStore {
+  /** The stored row of variable `name` of grouping key `key`, or undefined. */
+  read(name: string, key: string): Uint8Array | undefined;
+  /**
+   * Writes that row back (null removes it), with the two figures a batch finds due rows by without
+   * decoding them: the earliest TTL expiry among its values and, for a timers row, its earliest timer.
+   */
+  write(name: string, key: string, bytes: Uint8Array | null, expiresAt: number | null, timer: number | null): void;
+}
 
 /** One element of a variable: its value and when it expires (null: never). */
 type Entry = readonly [value: unknown, expiresAt: number | null];
@@ -61,38 +60,30 @@ export function emptyCounters(): ProcessorCounters {
   return { numRegisteredTimers: 0, numDeletedTimers: 0, numExpiredTimers: 0, numValuesRemovedDueToTTLExpiry: 0 };
 }
 
-/** A timer that is due: the key's values (decoded from state) and its time. */
-export interface DueTimer {
-  readonly keyValues: readonly unknown[];
-  readonly expiryTimeMs: number;
-  /** The encoded key, to order timers of one time deterministically. */
-  readonly order: string;
+/** Adds `more` into `into`. */
+export function addCounters(into: ProcessorCounters, more: ProcessorCounters): void {
+  into.numRegisteredTimers += more.numRegisteredTimers;
+  into.numDeletedTimers += more.numDeletedTimers;
+  into.numExpiredTimers += more.numExpiredTimers;
+  into.numValuesRemovedDueToTTLExpiry += more.numValuesRemovedDueToTTLExpiry;
 }
 
 export class ProcessorState {
-  /** The current key's values and their encoding; null outside `withKey`. */
+  /** The current key's values and canonical text; null outside `withKey`. */
   private key: { readonly values: readonly unknown[]; readonly encoded: string } | null = null;
   /** Rows of the current key read or written so far, by name. */
   private readonly open = new Map<string, { decoded: Decoded; dirty: boolean }>();
-  private nowMs = 0;
-  counters = emptyCounters();
+  readonly counters = emptyCounters();
 
-  constructor(private readonly store: StateStore) {}
+  /** `nowMs`: the batch's timestamp, the processing time TTL is judged by. */
+  constructor(
+    private readonly rows: ProcessorRowStore,
+    private readonly nowMs: number,
+  ) {}
 
-  /** The store's working version (a commit or an abort may replace it). */
-  private get table(): StateTable {
-    return this.store.table;
-  }
-
-  /** Starts a batch: the processing time TTL is judged by. */
-  startBatch(batchTimestampMs: number): void {
-    this.nowMs = batchTimestampMs;
-    this.counters = emptyCounters();
-  }
-
-  /** Runs `work` with `keyValues` as the current grouping key, then writes back what it changed. */
-  withKey<T>(keyValues: readonly unknown[], work: () => T): T {
-    this.key = { values: keyValues, encoded: encodeKey(keyValues, "a grouping key") };
+  /** Runs `work` with the key `encoded` (whose values are `keyValues`) as the current grouping key, then writes back what it changed. */
+  withKey<T>(encoded: string, keyValues: readonly unknown[], work: () => T): T {
+    this.key = { values: keyValues, encoded };
     try {
       return work();
     } finally {
@@ -198,60 +189,28 @@ export class ProcessorState {
     return [...this.timersRow().timers];
   }
 
-  /** Timers of every key whose time is before `thresholdMs` (Spark fires a timer once its time < the threshold), earliest first. */
-  dueTimers(thresholdMs: number): DueTimer[] {
-    const due: DueTimer[] = [];
-    const timerCol = this.table.f64(TIMER);
-    for (const slot of this.table.slotsAtOrBelow(TIMER, thresholdMs - 1)) {
-      if (!(timerCol.values[slot]! < thresholdMs)) continue;
-      const [, keyValues] = decodeRowKey(this.table.keyOf(slot));
-      const stored = this.readSlot(slot) as Extract<Stored, { k: "timers" }>;
-      const order = encodeKey(keyValues, "a grouping key");
-      for (const t of stored.t) if (t < thresholdMs) due.push({ keyValues, expiryTimeMs: t, order });
-    }
-    return due.sort((a, b) => a.expiryTimeMs - b.expiryTimeMs || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  /** The timers of key `encoded` (outside `withKey`: as stored), earliest first. */
+  timersOf(encoded: string): number[] {
+    const bytes = this.rows.read(TIMERS, encoded);
+    return bytes === undefined ? [] : [...(fromStored(decodeStored(bytes), "timers", TIMERS) as Extract<Decoded, { kind: "timers" }>).timers];
   }
 
-  /** The earliest timer of any key, or null: when a processing-time query wants its next batch. */
-  earliestTimerMs(): number | null {
-    return this.earliest(TIMER);
-  }
-
-  /** The earliest TTL expiry of any value, or null. */
-  earliestExpiryMs(): number | null {
-    return this.earliest(EXPIRES_AT);
-  }
-
-  /** Removes every value whose TTL expired by the batch's time (Spark's doTtlCleanup); returns how many. */
-  removeExpired(): number {
-    let removed = 0;
-    for (const slot of this.table.slotsAtOrBelow(EXPIRES_AT, this.nowMs)) {
-      const [name, keyValues] = decodeRowKey(this.table.keyOf(slot));
-      const stored = this.readSlot(slot);
-      const kind = stored.k === "timers" ? null : stored.k;
-      if (kind === null) continue;
-      this.withKey(keyValues, () => {
-        const row = this.row(name, kind);
-        const before = entryCount(row);
-        dropExpired(row, (e) => this.expired(e));
-        removed += before - entryCount(row);
-        this.touch(name);
-      });
-    }
+  /**
+   * Inside `withKey`: drops the values of variable `name` whose TTL passed by the batch's time
+   * (Spark's doTtlCleanup); returns how many.
+   */
+  removeExpired(name: string): number {
+    const bytes = this.rows.read(name, this.currentKey().encoded);
+    if (bytes === undefined) return 0;
+    const stored = decodeStored(bytes);
+    if (stored.k === "timers") return 0;
+    const row = this.row(name, stored.k);
+    const before = entryCount(row);
+    dropExpired(row, (e) => this.expired(e));
+    const removed = before - entryCount(row);
+    this.touch(name);
     this.counters.numValuesRemovedDueToTTLExpiry += removed;
     return removed;
-  }
-
-  /** Removes every key's row of variable `name` (a variable a former version of the processor had). */
-  deleteVariable(name: string): void {
-    for (const slot of this.table.liveSlots()) if (decodeRowKey(this.table.keyOf(slot))[0] === name) this.table.remove(slot);
-  }
-
-  private earliest(col: number): number | null {
-    const c = this.table.f64(col);
-    let min = Infinity;
-    for (const slot of this.table.liveSlots()) if (c.valid[slot] === 1 && c.values[slot]! < min) min = c.values[slot]!;
-    return min === Infinity ? null : min;
   }
 
   private expiry(ttlMs: number | null): number | null {
@@ -277,8 +236,8 @@ export class ProcessorState {
   private row(name: string, kind: StateKind | "timers"): Decoded {
     const open = this.open.get(name);
     if (open) return open.decoded;
-    const slot = this.table.get(this.rowKey(name));
-    const decoded = slot < 0 ? emptyRow(kind) : fromStored(this.readSlot(slot), kind, name);
+    const bytes = this.rows.read(name, this.currentKey().encoded);
+    const decoded = bytes === undefined ? emptyRow(kind) : fromStored(decodeStored(bytes), kind, name);
     this.open.set(name, { decoded, dirty: false });
     return decoded;
   }
@@ -287,40 +246,21 @@ export class ProcessorState {
     this.open.get(name)!.dirty = true;
   }
 
-  private rowKey(name: string): Int32Array {
-    return encodeRowKey(name, this.currentKey().encoded);
-  }
-
-  private readSlot(slot: number): Stored {
-    const col = this.table.bytes(VALUE);
-    return deserialize(col.arena.subarray(col.starts[slot]!, col.ends[slot]!)) as Stored;
-  }
-
   /** Writes back the current key's changed rows; a row left empty is removed. */
   private flush(): void {
+    const key = this.currentKey().encoded;
     for (const [name, { decoded, dirty }] of this.open) {
       if (!dirty) continue;
-      const key = this.rowKey(name);
       const stored = toStored(decoded);
-      if (stored === null) {
-        const slot = this.table.get(key);
-        if (slot >= 0) this.table.remove(slot);
-        continue;
-      }
-      const slot = this.table.put(key);
-      const bytes = serialize(stored);
-      this.table.bytes(VALUE).set(slot, bytes, 0, bytes.length);
-      setOrClear(this.table, EXPIRES_AT, slot, earliestExpiry(stored));
-      setOrClear(this.table, TIMER, slot, stored.k === "timers" ? stored.t[0]! : null);
+      if (stored === null) this.rows.write(name, key, null, null, null);
+      else this.rows.write(name, key, serialize(stored), earliestExpiry(stored), stored.k === "timers" ? stored.t[0]! : null);
     }
     this.open.clear();
   }
 }
 
-function setOrClear(table: StateTable, col: number, slot: number, value: number | null): void {
-  const c = table.f64(col);
-  if (value === null) c.clear(slot);
-  else c.set(slot, value);
+function decodeStored(bytes: Uint8Array): Stored {
+  return deserialize(bytes) as Stored;
 }
 
 function emptyRow(kind: StateKind | "timers"): Decoded {
@@ -409,19 +349,4 @@ function checkValue(name: string, value: unknown): void {
   if (typeof value === "function" || typeof value === "symbol") {
     throw new AnalysisError(`state "${name}": a ${typeof value} cannot be stored; state holds data (numbers, strings, Dates, arrays, maps, plain objects)`);
   }
-}
-
-/** `[name, key]` (the key's canonical text) as table key words: the byte length, then the UTF-8 bytes. */
-function encodeRowKey(name: string, encodedKey: string): Int32Array {
-  const text = Buffer.from(JSON.stringify([name, encodedKey]), "utf8");
-  const words = new Int32Array(1 + Math.ceil(text.length / 4));
-  words[0] = text.length;
-  new Uint8Array(words.buffer, 4).set(text);
-  return words;
-}
-
-function decodeRowKey(words: Int32Array): [name: string, keyValues: readonly unknown[]] {
-  const text = Buffer.from(words.buffer, words.byteOffset + 4, words[0]!).toString("utf8");
-  const [name, key] = JSON.parse(text) as [string, string];
-  return [name, decodeKey(key) as unknown[]];
 }

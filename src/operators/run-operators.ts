@@ -80,12 +80,12 @@ export class OperatorChain {
   }
 
   /** Ends the micro-batch: what every operator emits at its eviction watermark, through the rest of the chain. */
-  onWatermark(): Batch[] {
+  async onWatermark(): Promise<Batch[]> {
     const out: Batch[] = [];
-    this.execs.forEach((exec, i) => {
-      const emitted = exec.onWatermark(this.contexts[i]!.batch.watermarkMs);
+    for (let i = 0; i < this.execs.length; i++) {
+      const emitted = await this.execs[i]!.onWatermark(this.contexts[i]!.batch.watermarkMs);
       if (emitted !== null) out.push(...this.from(i + 1, emitted));
-    });
+    }
     return out;
   }
 

@@ -100,7 +100,17 @@ export interface StatefulProcessorHandle {
 export interface ProcessorContext {
   readonly timeMode: TimeMode;
   readonly outputMode: "append" | "update";
+  /** The UDFs given with `statefulProcessor(..., { udfs })`, callable on values (see ProcessorUdf). */
+  readonly udfs: Readonly<Record<string, ProcessorUdf>>;
 }
+
+/**
+ * A UDF as a processor calls it: a row-wise `udf` with one value per argument, returning one value;
+ * a `vectorUdf` with one array (or Arrow Vector) of values per argument, returning an array. Results
+ * are checked against the UDF's declared type and come back as `collect()` gives values; what the
+ * function throws is a UdfError naming it.
+ */
+export type ProcessorUdf = (...args: any[]) => any;
 
 /**
  * A stateful processor: K is the grouping key (an object of the key columns), I an input row, O
@@ -108,7 +118,11 @@ export interface ProcessorContext {
  * any iterable (an array, a generator).
  */
 export interface StatefulProcessor<K, I, O> {
-  /** Called once per run of the query, before any rows: declare state variables here. */
+  /**
+   * Called first, before any rows: declare state variables here. As in Spark, each task of a batch
+   * (a share of its grouping keys, in a worker) has its own instance: keep what outlives a call in
+   * state, not in fields.
+   */
   init(handle: StatefulProcessorHandle, context: ProcessorContext): void;
   /** The batch's rows of one grouping key, in arrival order; called once per key per batch. */
   handleInputRows(key: K, rows: readonly I[], timerValues: TimerValues): Iterable<O>;

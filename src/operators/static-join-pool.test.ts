@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { field, float64Column, int32Column, makeBatch, utf8FromStrings, type Batch } from "../batch/batch.js";
 import type { InputPipeline } from "../planner/physical.js";
 import { TaskPool } from "../workers/pool.js";
-import type { Task } from "../workers/protocol.js";
+import type { InputTask as Task } from "../workers/protocol.js";
 import type { JoinControl } from "../workers/testing/join-task.js";
 import { rowsOf } from "../workers/testing/sample-batch.js";
 import { packTask } from "../workers/transfer.js";
@@ -49,6 +49,7 @@ describe("static join through the worker pool", () => {
     const log = new Int32Array(new SharedArrayBuffer(4 * 3 * numTasks));
     const control: JoinControl = { tableId: "static-0", on: ["customer"], joinType: "left", log };
     const tasks: Task[] = Array.from({ length: numTasks }, (_, t) => ({
+      kind: "input",
       pipeline,
       split: { kind: "batch", batch: streamSplit(t, 200, n) },
       context: { batchId: t, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 },

@@ -112,6 +112,7 @@ export function testContext(options: { store?: StateStore; mode?: OutputMode; st
     staticTables: options.staticTables ?? {},
     metrics: emptyMetrics(0),
     stateStore: () => store,
+    processorTasks: null,
   };
   return ctx satisfies ExecContext;
 }

@@ -1,54 +1,54 @@
 import { type Batch, columnIndex, emptyBatch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
-import { batchToRows, rowsToBatch } from "../batch/rows.js";
-import { parseDuration } from "../config/duration.js";
-import { AnalysisError, InternalError, SluiceError, StatefulProcessorError } from "../errors/errors.js";
-import { describeProcessor, processorClass } from "../expr/udf-modules.js";
+import { columnValues } from "../batch/rows.js";
+import { AnalysisError, InternalError } from "../errors/errors.js";
 import { keyViewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { KeyHashTable } from "../kernels/hash-table.js";
+import { takeRows } from "../kernels/gather.js";
 import type { TransformWithStateSpec } from "../planner/physical.js";
 import type { StateStore } from "../state/state-store.js";
+import { decodeKey, encodeKey } from "./canonical-key.js";
 import { BaseExec, type ExecContext, type StatefulExec } from "./exec.js";
 import { withoutLateRows } from "./late-rows.js";
-import { PROCESSOR_STATE_SCHEMA, ProcessorState } from "./processor-state.js";
-import type { StatefulProcessor, StatefulProcessorClass, StatefulProcessorHandle, StateOptions, TimerValues } from "./stateful-processor.js";
+import { addCounters, emptyCounters, ProcessorState, type ProcessorCounters } from "./processor-state.js";
+import { PROCESSOR_STATE_SCHEMA, ProcessorStateTable } from "./processor-state-table.js";
+import type { DeclaredVariable, KeyWork, ProcessorTask, ProcessorTaskResult, ProcessorTaskRunner } from "./processor-task.js";
 import { StateBatchAccounting, type StateOperatorMetrics } from "./state-metrics.js";
 
 /** Spark's operator name in progress (`stateOperators[].operatorName`). */
 const OPERATOR_NAME = "transformWithStateExec";
 
-type Row = Record<string, unknown>;
+/** A key of the batch while tasks are planned: its rows in the input and in the initial state. */
+interface PlannedKey {
+  readonly key: string;
+  inputRows: Int32Array | null;
+  initialRow: number;
+}
 
 /**
  * `groupByKey(...).transformWithState(processor, timeMode, outputMode)` (Spark 4's
- * TransformWithStateExec). A micro-batch's input is collected as it comes (`process`), and its
- * work happens once the input is done (`onWatermark`), in Spark's order:
- *
- * 1. in the query's first batch, the initial state's rows, one `handleInitialState` per key;
- * 2. the batch's rows, late ones dropped, one `handleInputRows` per grouping key;
- * 3. every timer due (processing time: before the batch's timestamp; event time: before the
- *    operator's watermark), earliest first, one `handleExpiredTimer` each, the timer deleted after;
- * 4. values whose TTL passed leave state.
- *
- * The processor instance lives for the run of the query: it is constructed from its module's
- * class with its `args`, and `init` declares its state variables once.
+ * TransformWithStateExec), on the driver: it owns the operator's state and runs the processor, user
+ * code, in the worker pool. A micro-batch's input is collected as it comes (`process`); once the
+ * input is done (`onWatermark`) the batch's grouping keys (those with rows, with a timer due, or, in
+ * the query's first batch, with an initial state) are split into at most one task per worker, each
+ * carrying its keys' rows and stored state (processor-run.ts runs it), and what the tasks wrote is
+ * applied to the state. Values whose TTL passed leave state last, as in Spark. Nothing is applied
+ * before every task succeeded, so a task retried, or a batch failed, leaves the state as it was.
  */
 export class TransformWithStateExec extends BaseExec implements StatefulExec {
   readonly operatorName = OPERATOR_NAME;
   private readonly keyIndexes: readonly number[];
   private readonly pending: Batch[] = [];
   private readonly encoder = new KeyEncoder();
-  private processor: StatefulProcessor<unknown, Row, Row> | null = null;
   private store: StateStore | null = null;
-  private state: ProcessorState | null = null;
+  private table: ProcessorStateTable | null = null;
   private accounting: StateBatchAccounting | null = null;
   private metrics: StateOperatorMetrics | null = null;
-  private readonly declared = new Map<string, { readonly kind: "value" | "list" | "map"; readonly ttlMs: number | null }>();
+  /** What the processor declared in `init`, as the last task reported; null before any task of this run. */
+  private declared: readonly DeclaredVariable[] | null = null;
   /** The next processing-time timer or TTL expiry (see nextDueMs). */
   private due: number | null = null;
-  /** What the processor is running, for errors. */
-  private phase = "init";
 
   constructor(
     readonly operatorId: number,
@@ -64,16 +64,7 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
     store.open(PROCESSOR_STATE_SCHEMA, OPERATOR_NAME);
     this.store = store;
     this.accounting = new StateBatchAccounting(store, OPERATOR_NAME);
-    this.state = new ProcessorState(store);
-    const Processor = processorClass(this.spec.processor) as StatefulProcessorClass;
-    this.processor = this.call("its constructor", () => new Processor(this.spec.processor.args)) as StatefulProcessor<unknown, Row, Row>;
-    for (const method of ["init", "handleInputRows"] as const) {
-      if (typeof this.processor[method] !== "function") {
-        throw new AnalysisError(`${describeProcessor(this.spec.processor)} has no ${method} method: a stateful processor implements init and handleInputRows`);
-      }
-    }
-    this.call("init", () => this.processor!.init(this.handle(), { timeMode: this.spec.timeMode, outputMode: this.spec.outputMode }));
-    this.phase = "batch";
+    this.table = new ProcessorStateTable(store);
     this.due = this.findNextDue();
   }
 
@@ -88,36 +79,34 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
     return null;
   }
 
-  override onWatermark(watermarkMs: number | null): Batch {
-    const { accounting, state } = this.opened();
+  override async onWatermark(watermarkMs: number | null): Promise<Batch> {
+    const { accounting, table } = this.opened();
+    const runner = this.ctx.processorTasks;
+    if (runner === null) throw new InternalError(`${OPERATOR_NAME} runs on the driver, which hands its processor tasks to the pool`);
     const info = this.ctx.batch;
-    const out: Row[] = [];
-    const timerValues: TimerValues = { currentProcessingTimeMs: info.batchTimestampMs, currentWatermarkMs: watermarkMs };
-    accounting.update(() => {
-      state.startBatch(info.batchTimestampMs);
-      if (this.spec.initialState !== null && info.batchId === 0) this.handleInitialState(timerValues);
-      const input = this.pending.length === 0 ? null : this.pending.length === 1 ? this.pending[0]! : concatBatches(this.pending, this.spec.inputFields);
-      this.pending.length = 0;
-      if (input !== null) this.handleInput(input, timerValues, out);
-      this.fireTimers(watermarkMs, timerValues, out);
-      state.removeExpired();
+    const started = performance.now();
+    const tasks = accounting.update(() => this.planTasks(watermarkMs, runner.parallelism));
+    const results = tasks.length === 0 ? [] : await runner.run(tasks);
+    const counters = emptyCounters();
+    const output = accounting.update(() => {
+      const out = this.apply(results, counters);
+      const ttl = new ProcessorState(table, info.batchTimestampMs);
+      for (const [name, key] of table.rowsExpiredBy(info.batchTimestampMs)) ttl.withKey(key, [], () => ttl.removeExpired(name));
+      addCounters(counters, ttl.counters);
       this.due = this.findNextDue();
+      return out;
     });
-    const table = this.opened().store.table;
-    const removed = table.removedSlots().length;
+    const removed = this.opened().store.table.removedSlots().length;
     const base = accounting.finish(null, watermarkMs, undefined);
-    this.metrics = { ...base, numRowsRemoved: removed, customMetrics: this.customMetrics() };
-    return this.toBatch(out);
+    // The wait for the tasks is the processor's work: Spark counts it in allUpdatesTimeMs too.
+    const allUpdatesTimeMs = Math.round(performance.now() - started);
+    this.metrics = { ...base, allUpdatesTimeMs, numRowsRemoved: removed, customMetrics: this.customMetrics(counters) };
+    return output;
   }
 
   override commit(version: number): void {
     const commitTimeMs = this.opened().accounting.commit(version);
     if (this.metrics) this.metrics = { ...this.metrics, commitTimeMs: Math.round(commitTimeMs) };
-  }
-
-  override close(): void {
-    if (this.processor?.close) this.call("close", () => this.processor!.close!());
-    this.processor = null;
   }
 
   lastMetrics(): StateOperatorMetrics | null {
@@ -136,175 +125,126 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
 
   /** The earliest timer (fired once a batch's timestamp is past it) or TTL expiry in state. */
   private findNextDue(): number | null {
-    if (this.spec.timeMode !== "processingTime" || this.state === null) return null;
-    const timer = this.state.earliestTimerMs();
-    const expiry = this.state.earliestExpiryMs();
+    if (this.spec.timeMode !== "processingTime" || this.table === null) return null;
+    const timer = this.table.earliestTimerMs();
+    const expiry = this.table.earliestExpiryMs();
     const candidates = [timer === null ? null : timer + 1, expiry].filter((t): t is number => t !== null);
     return candidates.length === 0 ? null : Math.min(...candidates);
   }
 
-  private handleInput(input: Batch, timerValues: TimerValues, out: Row[]): void {
-    const processor = this.processor!;
-    const rows = batchToRows(input);
-    for (const group of this.groups(input)) {
-      const first = rows[group[0]!]!;
-      const keyValues = this.spec.keyColumns.map((c) => first[c]);
-      const groupRows = Array.from(group, (r) => rows[r]!);
-      this.withKey(keyValues, "handleInputRows", (key) => processor.handleInputRows(key, groupRows, timerValues), out);
-    }
+  /**
+   * The batch's keys in Spark's order (initial state, then rows by first arrival, then timers due),
+   * split into at most `parallelism` tasks of about equal work. A batch with no key runs no task,
+   * unless no task has run yet in this run of the query: one then runs over no key, so the
+   * processor's `init` is checked, and its variables known, from the first batch on.
+   */
+  private planTasks(watermarkMs: number | null, parallelism: number): ProcessorTask[] {
+    const info = this.ctx.batch;
+    const keys = new Map<string, PlannedKey>();
+    const plannedKey = (key: string) => {
+      let k = keys.get(key);
+      if (k === undefined) keys.set(key, (k = { key, inputRows: null, initialRow: -1 }));
+      return k;
+    };
+    const initial = this.spec.initialState !== null && info.batchId === 0 ? this.initialState() : null;
+    if (initial !== null) this.keysOf(initial, this.spec.initialState!.keyColumns).forEach((rows, key) => (plannedKey(key).initialRow = rows[0]!));
+    const input = this.pending.length === 0 ? null : this.pending.length === 1 ? this.pending[0]! : concatBatches(this.pending, this.spec.inputFields);
+    this.pending.length = 0;
+    if (input !== null) this.keysOf(input, this.spec.keyColumns).forEach((rows, key) => (plannedKey(key).inputRows = rows));
+    const threshold = timerThreshold(this.spec, info.batchTimestampMs, watermarkMs);
+    if (threshold !== null) for (const key of this.opened().table.keysWithTimersBefore(threshold)) plannedKey(key);
+    if (keys.size === 0 && this.declared !== null) return [];
+    return splitEvenly([...keys.values()], Math.max(1, parallelism)).map((share) => this.task(share, input, initial, watermarkMs, threshold));
   }
 
-  private handleInitialState(timerValues: TimerValues): void {
-    const { tableId, keyColumns } = this.spec.initialState!;
+  private task(share: readonly PlannedKey[], input: Batch | null, initial: Batch | null, watermarkMs: number | null, threshold: number | null): ProcessorTask {
+    const { table } = this.opened();
+    const info = this.ctx.batch;
+    const inputRows = share.flatMap((k) => (k.inputRows === null ? [] : [k.inputRows]));
+    const seeded = share.filter((k) => k.initialRow >= 0);
+    const keys: KeyWork[] = share.map((k) => ({
+      key: k.key,
+      inputRows: k.inputRows?.length ?? 0,
+      initialRow: k.initialRow < 0 ? -1 : seeded.indexOf(k),
+      state: table.rowsOf(k.key),
+    }));
+    return {
+      kind: "processor",
+      spec: this.spec,
+      batchId: info.batchId,
+      batchTimestampMs: info.batchTimestampMs,
+      watermarkMs,
+      timerThresholdMs: threshold,
+      keys,
+      input: input === null || inputRows.length === 0 ? null : takeRows(input, concatIndexes(inputRows)),
+      initialState: initial === null || seeded.length === 0 ? null : takeRows(initial, Int32Array.from(seeded, (k) => k.initialRow)),
+    };
+  }
+
+  /** Applies the tasks' state writes and returns their rows; the operator's variables are those the tasks declared. */
+  private apply(results: readonly ProcessorTaskResult[], counters: ProcessorCounters): Batch {
+    const { table } = this.opened();
+    for (const name of new Set(results.flatMap((r) => r.deletedVariables))) table.deleteVariable(name);
+    for (const r of results) {
+      for (const [name, key, bytes, expiresAt, timer] of r.writes) table.write(name, key, bytes, expiresAt, timer);
+      addCounters(counters, r.counters);
+    }
+    if (results.length > 0) this.declared = results[0]!.declared;
+    const batches = results.map((r) => r.batch).filter((b) => b.numRows > 0);
+    if (batches.length === 0) return emptyBatch(this.spec.outputFields);
+    return batches.length === 1 ? batches[0]! : concatBatches(batches, this.spec.outputFields);
+  }
+
+  /** The initial state's rows, built once per query run as a static table. */
+  private initialState(): Batch {
+    const { tableId } = this.spec.initialState!;
     const initial = this.ctx.staticTables[tableId] as Batch | undefined;
     if (initial === undefined) throw new InternalError(`the initial state table ${tableId} was not built`);
-    const processor = this.processor!;
-    if (initial.numRows > 0 && typeof processor.handleInitialState !== "function") {
-      throw new AnalysisError(`${describeProcessor(this.spec.processor)} was given an initial state but has no handleInitialState method`);
-    }
-    const seen = new Set<string>();
-    for (const row of batchToRows(initial)) {
-      const keyValues = keyColumns.map((c) => row[c]);
-      const id = JSON.stringify(keyValues.map((v) => (v instanceof Date ? v.getTime() : typeof v === "bigint" ? String(v) : v)));
-      if (seen.has(id)) {
+    const keys = this.keysOf(initial, this.spec.initialState!.keyColumns);
+    for (const [key, rows] of keys) {
+      if (rows.length > 1) {
         throw new AnalysisError(
-          `Cannot re-initialize state on the same grouping key during initial state handling for stateful processor. Invalid grouping key=${id}: the initial state has one row per key`,
+          `Cannot re-initialize state on the same grouping key during initial state handling for stateful processor. Invalid grouping key=${JSON.stringify(decodeKey(key))}: the initial state has one row per key`,
         );
       }
-      seen.add(id);
-      this.withKey(keyValues, "handleInitialState", (key) => {
-        processor.handleInitialState!(key, row, timerValues);
-        return [];
-      }, null);
     }
+    return initial;
   }
 
-  private fireTimers(watermarkMs: number | null, timerValues: TimerValues, out: Row[]): void {
-    const { state } = this.opened();
-    const threshold = this.spec.timeMode === "processingTime" ? timerValues.currentProcessingTimeMs : this.spec.timeMode === "eventTime" ? watermarkMs : null;
-    if (threshold === null) return;
-    const processor = this.processor!;
-    for (const timer of state.dueTimers(threshold)) {
-      state.counters.numExpiredTimers++;
-      this.withKey(timer.keyValues, "handleExpiredTimer", (key) => {
-        const rows = processor.handleExpiredTimer?.(key, timerValues, { expiryTimeMs: timer.expiryTimeMs }) ?? [];
-        const emitted = [...rows];
-        state.deleteTimer(timer.expiryTimeMs);
-        return emitted;
-      }, out);
-    }
-  }
-
-  /** Runs a handler with `keyValues` as the current key; its rows (an iterable, maybe lazy) are drained while the key is set. */
-  private withKey(keyValues: readonly unknown[], method: string, handler: (key: Row) => Iterable<Row>, out: Row[] | null): void {
-    const key: Row = {};
-    this.spec.keyColumns.forEach((c, i) => (key[c] = keyValues[i]));
-    this.opened().state.withKey(keyValues, () =>
-      this.call(method, () => {
-        const rows = handler(key);
-        if (out === null) return;
-        if (rows === null || rows === undefined || typeof (rows as Iterable<Row>)[Symbol.iterator] !== "function") {
-          throw new AnalysisError(`${method} must return an iterable of output rows (an array or a generator), got ${rows === null ? "null" : typeof rows}`);
-        }
-        for (const r of rows) out.push(r);
-      }, key),
-    );
-  }
-
-  /** Each grouping key's row indexes in arrival order, keys in order of first arrival. */
-  private groups(batch: Batch): Int32Array[] {
+  /** Each grouping key's row indexes (in arrival order) by the key's canonical text, keys in order of first arrival. */
+  private keysOf(batch: Batch, keyColumns: readonly string[]): Map<string, Int32Array> {
     const n = batch.numRows;
+    const indexes = keyColumns === this.spec.keyColumns ? this.keyIndexes : keyColumns.map((c) => columnIndex(batch.fields, c));
     const keys = this.encoder.encode(
-      this.keyIndexes.map((c) => ({ view: keyViewOf(batch.columns[c]!, batch.fields[c]!.type, batch.fields[c]!.name), rows: null })),
+      indexes.map((c) => ({ view: keyViewOf(batch.columns[c]!, batch.fields[c]!.type, batch.fields[c]!.name), rows: null })),
       n,
     );
-    const table = new KeyHashTable(Math.max(16, n));
+    const hashed = new KeyHashTable(Math.max(16, n));
     const groupOf = new Int32Array(n);
-    table.findOrInsert(keys, groupOf);
-    const counts = new Int32Array(table.groupCount);
-    for (let r = 0; r < n; r++) counts[groupOf[r]!]!++;
+    hashed.findOrInsert(keys, groupOf);
+    const counts = new Int32Array(hashed.groupCount);
+    const first = new Int32Array(hashed.groupCount).fill(-1);
+    for (let r = 0; r < n; r++) {
+      const g = groupOf[r]!;
+      if (counts[g]!++ === 0) first[g] = r;
+    }
     const groups = Array.from(counts, (c) => new Int32Array(c));
-    const filled = new Int32Array(table.groupCount);
+    const filled = new Int32Array(hashed.groupCount);
     for (let r = 0; r < n; r++) {
       const g = groupOf[r]!;
       groups[g]![filled[g]!++] = r;
     }
-    return groups;
+    // The key's values (as rows give them) of each group's first row: its canonical text.
+    const firstRows = takeRows(batch, first);
+    const values = indexes.map((c) => columnValues(firstRows.columns[c]!, firstRows.fields[c]!, firstRows.numRows));
+    const out = new Map<string, Int32Array>();
+    groups.forEach((rows, g) => out.set(encodeKey(values.map((v) => v[g]), "a grouping key"), rows));
+    return out;
   }
 
-  private toBatch(rows: readonly Row[]): Batch {
-    if (rows.length === 0) return emptyBatch(this.spec.outputFields);
-    try {
-      return rowsToBatch(rows, this.spec.outputFields);
-    } catch (error) {
-      throw new StatefulProcessorError(
-        `${describeProcessor(this.spec.processor)} emitted a row that does not fit its output schema: ${(error as Error).message}`,
-        this.spec.processor.name,
-        "output",
-        null,
-        { cause: error },
-      );
-    }
-  }
-
-  private handle(): StatefulProcessorHandle {
-    const exec = this;
-    const declare = (kind: "value" | "list" | "map", name: string, options: StateOptions | undefined) => {
-      if (exec.phase !== "init") throw new AnalysisError(`state variable "${name}" is declared in init only (Spark's handle state: INITIALIZED)`);
-      if (typeof name !== "string" || name.length === 0 || name.startsWith("#")) {
-        throw new AnalysisError(`state variable names are non-empty strings not starting with "#"; got ${JSON.stringify(name)}`);
-      }
-      if (exec.declared.has(name)) throw new AnalysisError(`state variable "${name}" is declared twice in init; each name is declared once`);
-      const ttlMs = exec.ttlOf(name, options);
-      exec.declared.set(name, { kind, ttlMs });
-      return ttlMs;
-    };
-    const state = () => exec.opened().state;
-    const timers = (what: string) => {
-      if (exec.spec.timeMode === "none") {
-        throw new AnalysisError(`${what} needs a time mode: transformWithState(processor, "processingTime" | "eventTime", ...); the query runs with "none"`);
-      }
-      return state();
-    };
-    return {
-      getValueState: (name, options) => {
-        const ttl = declare("value", name, options);
-        return state().valueState(name, ttl);
-      },
-      getListState: (name, options) => {
-        const ttl = declare("list", name, options);
-        return state().listState(name, ttl);
-      },
-      getMapState: (name, options) => {
-        const ttl = declare("map", name, options);
-        return state().mapState(name, ttl);
-      },
-      registerTimer: (ms) => timers("registerTimer").registerTimer(checkTime(ms, "registerTimer")),
-      deleteTimer: (ms) => timers("deleteTimer").deleteTimer(checkTime(ms, "deleteTimer")),
-      listTimers: () => timers("listTimers").listTimers(),
-      deleteIfExists: (name) => {
-        if (exec.declared.has(name)) throw new AnalysisError(`deleteIfExists("${name}"): the variable is declared by this processor; delete former variables only`);
-        state().deleteVariable(name);
-      },
-    };
-  }
-
-  /** Spark's TTLConfig rules: a positive duration, in processing-time mode only. */
-  private ttlOf(name: string, options: StateOptions | undefined): number | null {
-    if (options?.ttl === undefined) return null;
-    if (this.spec.timeMode !== "processingTime") {
-      throw new AnalysisError(
-        `Cannot provide TTLConfig for state variable "${name}" in time mode "${this.spec.timeMode}": TTL follows processing time; run transformWithState with "processingTime"`,
-      );
-    }
-    const ms = parseDuration(options.ttl, `ttl of state variable "${name}"`);
-    if (!(ms > 0)) throw new AnalysisError(`the ttl of state variable "${name}" must be positive, got ${String(options.ttl)}`);
-    return ms;
-  }
-
-  private customMetrics(): Record<string, number> {
-    const kinds = [...this.declared.values()];
-    const count = (kind: string, ttl: boolean) => kinds.filter((d) => d.kind === kind && (d.ttlMs !== null) === ttl).length;
+  private customMetrics(counters: ProcessorCounters): Record<string, number> {
+    const declared = this.declared ?? [];
+    const count = (kind: string, ttl: boolean) => declared.filter((d) => d.kind === kind && (d.ttlMs !== null) === ttl).length;
     return {
       numValueStateVars: count("value", false),
       numListStateVars: count("list", false),
@@ -312,38 +252,52 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
       numValueStateWithTTLVars: count("value", true),
       numListStateWithTTLVars: count("list", true),
       numMapStateWithTTLVars: count("map", true),
-      ...this.opened().state.counters,
+      ...counters,
     };
   }
 
-  /** Runs user code; what it throws becomes a StatefulProcessorError naming the processor, the method and the key. */
-  private call<T>(method: string, work: () => T, key: Row | null = null): T {
-    try {
-      return work();
-    } catch (error) {
-      if (error instanceof SluiceError && !(error instanceof AnalysisError)) throw error;
-      const reason = error instanceof Error ? error.message : String(error);
-      const where = key === null ? "" : ` for key ${describeKey(key)}`;
-      throw new StatefulProcessorError(`${describeProcessor(this.spec.processor)} failed in ${method}${where}: ${reason}`, this.spec.processor.name, method, key, { cause: error });
-    }
-  }
-
-  private opened(): { store: StateStore; state: ProcessorState; accounting: StateBatchAccounting } {
-    const { store, state, accounting } = this;
-    if (store === null || state === null || accounting === null) throw new InternalError(`${OPERATOR_NAME} was used before open()`);
-    return { store, state, accounting };
+  private opened(): { store: StateStore; table: ProcessorStateTable; accounting: StateBatchAccounting } {
+    const { store, table, accounting } = this;
+    if (store === null || table === null || accounting === null) throw new InternalError(`${OPERATOR_NAME} was used before open()`);
+    return { store, table, accounting };
   }
 }
 
-function checkTime(ms: number, what: string): number {
-  if (!Number.isSafeInteger(ms)) throw new AnalysisError(`${what}(${String(ms)}): a timer's time is whole epoch milliseconds`);
-  return ms;
+/** Timers before this fire: the batch's timestamp in processing-time mode, the watermark in event-time mode. */
+function timerThreshold(spec: TransformWithStateSpec, batchTimestampMs: number, watermarkMs: number | null): number | null {
+  switch (spec.timeMode) {
+    case "processingTime":
+      return batchTimestampMs;
+    case "eventTime":
+      return watermarkMs;
+    case "none":
+      return null;
+  }
 }
 
-function describeKey(key: Row): string {
-  try {
-    return JSON.stringify(key);
-  } catch {
-    return String(Object.keys(key));
+/** Consecutive shares of `keys`, at most `n`, each about the same work (a key counts 1 plus its rows). */
+function splitEvenly(keys: readonly PlannedKey[], n: number): PlannedKey[][] {
+  if (keys.length <= 1 || n === 1) return [[...keys]];
+  const weight = (k: PlannedKey) => 1 + (k.inputRows?.length ?? 0);
+  const total = keys.reduce((s, k) => s + weight(k), 0);
+  const shares: PlannedKey[][] = [[]];
+  let done = 0;
+  for (const k of keys) {
+    const share = shares[shares.length - 1]!;
+    // A new share starts once this one holds its part of the work, while shares are left.
+    if (share.length > 0 && shares.length < n && done >= (total * shares.length) / n) shares.push([]);
+    shares[shares.length - 1]!.push(k);
+    done += weight(k);
   }
+  return shares;
+}
+
+function concatIndexes(parts: readonly Int32Array[]): Int32Array {
+  const out = new Int32Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

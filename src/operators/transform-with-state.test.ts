@@ -3,6 +3,7 @@ import { z } from "zod";
 import { col, timestamp_seconds } from "../api/functions.js";
 import type { Session } from "../api/session.js";
 import { statefulProcessor } from "../api/stateful-processor.js";
+import { udf, vectorUdf } from "../api/udf.js";
 import { StatefulProcessorError } from "../errors/errors.js";
 import { sessionsPerFile, withSession } from "../testing/fixtures.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
@@ -16,6 +17,7 @@ import { addData, advanceManualClock, checkNewAnswer, execute, expectFailure, st
  */
 
 const PROCESSORS = new URL("./testing/processors.ts", import.meta.url);
+const UDFS = new URL("../api/testing/test-udfs.ts", import.meta.url);
 const Word = z.object({ value: z.string() });
 const KeyCount = z.object({ key: z.string(), count: z.string() });
 
@@ -92,6 +94,38 @@ describe.each([0, 2])("transformWithState with %i workers", (workers) => {
         startStream(),
         addData(input, { key: "c", time: 50 }),
         checkNewAnswer(...rows(["b", -1], ["c", 50])),
+      );
+    }));
+
+  it("the processor runs where tasks run (in the worker threads with workers), one instance per task of a batch", () =>
+    onSession(workers, async (session) => {
+      const input = session.memoryStream(Word);
+      const Placement = z.object({ key: z.string(), thread: z.string(), instances: z.int() });
+      const df = input.toDF().groupByKey("value").transformWithState(processor("WhereItRuns", Placement), "none", "update");
+      const thread = workers === 0 ? "main" : "worker";
+      // One task inline; with two workers the keys split in two shares of about equal rows: [a, b] and [c].
+      const instancesOfC = workers === 0 ? 3 : 1;
+      await testStream(df, "update").run(
+        addData(input, ...words("a", "b", "a", "c")),
+        checkNewAnswer({ key: "a", thread, instances: 1 }, { key: "b", thread, instances: 2 }, { key: "c", thread, instances: instancesOfC }),
+      );
+    }));
+
+  it("UDFs handed to the processor are called on values, row-wise and vector (statefulProcessor's udfs)", () =>
+    onSession(workers, async (session) => {
+      const input = session.memoryStream(z.object({ value: z.string(), n: z.number() }));
+      const scored = statefulProcessor(PROCESSORS, "ScoresWithUdfs", {
+        outputSchema: z.object({ key: z.string(), labels: z.string(), sum: z.number(), scaled: z.string() }),
+        udfs: { label: udf(UDFS, "label", "string", { args: { prefix: "#" } }), scaleAndAdd: vectorUdf(UDFS, "scaleAndAdd", "float64", { args: { factor: 10 } }) },
+      });
+      const df = input.toDF().groupByKey("value").transformWithState(scored, "none", "update");
+      await testStream(df, "update").run(
+        addData(input, { value: "a", n: 1 }, { value: "a", n: 2 }, { value: "b", n: 3 }),
+        checkNewAnswer({ key: "a", labels: "#a:1,#a:2", sum: 3, scaled: "11,22" }, { key: "b", labels: "#b:3", sum: 3, scaled: "33" }),
+        stopStream(),
+        startStream(),
+        addData(input, { value: "a", n: 4 }),
+        checkNewAnswer({ key: "a", labels: "#a:4", sum: 7, scaled: "44" }),
       );
     }));
 

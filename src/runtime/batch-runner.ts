@@ -5,7 +5,7 @@ import type { BatchInfo } from "../operators/exec.js";
 import type { InputPipeline } from "../planner/physical.js";
 import type { TaskPool } from "../workers/pool.js";
 import type { InputSplit } from "../sources/input-split.js";
-import type { Task } from "../workers/protocol.js";
+import type { InputTask } from "../workers/protocol.js";
 
 /** What one batch's tasks produced, with metrics folded per input pipeline. */
 export interface PipelineOutput {
@@ -40,12 +40,12 @@ export async function runPipelines(
   staticTables: Readonly<Record<string, unknown>>,
   numWatermarks: number,
 ): Promise<PipelineOutput> {
-  const tasks: Task[] = [];
+  const tasks: InputTask[] = [];
   const owner: number[] = [];
   inputs.forEach((pipeline, i) => {
     const tables = tablesOf(pipeline, staticTables);
     for (const split of splits[i]!) {
-      tasks.push({ pipeline, split, context, outputMode, staticTables: tables });
+      tasks.push({ kind: "input", pipeline, split, context, outputMode, staticTables: tables });
       owner.push(i);
     }
   });

@@ -6,9 +6,11 @@ import { isStateful, type BatchInfo, type ExecContext, type StatefulExec } from 
 import { OperatorChain } from "../operators/run-operators.js";
 import type { StateOperatorMetrics } from "../operators/state-metrics.js";
 import { StreamJoinExec } from "../operators/stream-join-exec.js";
+import type { ProcessorTaskRunner } from "../operators/processor-task.js";
 import { TransformWithStateExec } from "../operators/transform-with-state-exec.js";
 import type { DriverNode, PhysicalPlan } from "../planner/physical.js";
 import type { StateStore, StateStoreProvider } from "../state/state-store.js";
+import type { TaskPool } from "../workers/pool.js";
 import type { StateOperatorProgress } from "./progress.js";
 import { propagateWatermarks, watermarkOwners } from "./watermark-propagation.js";
 
@@ -38,6 +40,7 @@ export class DriverStage {
     private readonly outputMode: OutputMode,
     private readonly provider: StateStoreProvider,
     private readonly startVersion: number,
+    private readonly processorTasks: ProcessorTaskRunner,
     private readonly staticTables: Readonly<Record<string, unknown>> = {},
   ) {
     this.current = { batchId: startVersion, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
@@ -47,11 +50,11 @@ export class DriverStage {
   }
 
   /** Runs one micro-batch over the task outputs (by input pipeline); returns the rows for the sink. */
-  run(inputs: readonly (readonly Batch[])[], batch: BatchInfo): Batch {
+  async run(inputs: readonly (readonly Batch[])[], batch: BatchInfo): Promise<Batch> {
     this.current = batch;
     this.evictionBy = propagateWatermarks(this.plan.driver, batch.watermarkMs);
     this.lateBy = propagateWatermarks(this.plan.driver, batch.watermarkForLateEventsMs);
-    return union(this.runNode(this.root, inputs), this.plan.outputFields);
+    return union(await this.runNode(this.root, inputs), this.plan.outputFields);
   }
 
   /**
@@ -142,22 +145,23 @@ export class DriverStage {
         if (!store) this.stores.set(key, (store = this.provider.load(operatorId, this.startVersion, partition)));
         return store;
       },
+      processorTasks: this.processorTasks,
     };
   }
 
-  private runNode(node: RunNode, inputs: readonly (readonly Batch[])[]): Batch[] {
+  private async runNode(node: RunNode, inputs: readonly (readonly Batch[])[]): Promise<Batch[]> {
     switch (node.kind) {
       case "pipelines":
         return node.pipelines.flatMap((i) => inputs[i] ?? []);
       case "operators": {
         const out: Batch[] = [];
-        for (const input of this.runNode(node.input, inputs)) out.push(...node.chain.process(input));
-        out.push(...node.chain.onWatermark());
+        for (const input of await this.runNode(node.input, inputs)) out.push(...node.chain.process(input));
+        out.push(...(await node.chain.onWatermark()));
         return out;
       }
       case "join": {
-        const left = this.runNode(node.left, inputs);
-        const right = this.runNode(node.right, inputs);
+        const left = await this.runNode(node.left, inputs);
+        const right = await this.runNode(node.right, inputs);
         const out: Batch[] = [];
         for (const b of left) pushIf(out, node.exec.processSide(0, b));
         for (const b of right) pushIf(out, node.exec.processSide(1, b));
@@ -175,6 +179,11 @@ export class DriverStage {
     }
     f(node);
   }
+}
+
+/** Processor tasks run in `pool`: one per worker at most, or one inline with `workers: 0`. */
+export function processorTaskRunner(pool: TaskPool): ProcessorTaskRunner {
+  return { parallelism: Math.max(1, pool.size), run: (tasks) => pool.runAll(tasks) };
 }
 
 /** The stateful operator whose output feeds a node (null: the pipelines, with the global watermark). */

@@ -11,7 +11,7 @@ import { type Offset, type StreamSource, sameOffset } from "../sources/source.js
 import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
-import { DriverStage } from "./driver-stage.js";
+import { DriverStage, processorTaskRunner } from "./driver-stage.js";
 import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
@@ -148,7 +148,7 @@ export class MicroBatchExecution {
       this.tracker = start.tracker;
       this.pending = start.pending;
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
-      this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, deps.staticTables);
+      this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
       await this.triggerLoop();
     } finally {
       this.statusValue = { message: "Stopped", isDataAvailable: false, isTriggerActive: false };
@@ -244,7 +244,7 @@ export class MicroBatchExecution {
     };
     this.activity = `running batch ${batchId}'s tasks`;
     const out = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
-    const result = stage.run(out.batches, info);
+    const result = await stage.run(out.batches, info);
     // The state commit comes before the sink (DESIGN §1), as Spark's stateful operators commit
     // in their tasks before the write: its delta file is written and fsynced on libuv's threads
     // while the sink writes the batch. Should the run die before commits/N, the re-run of batch N

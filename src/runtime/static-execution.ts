@@ -8,7 +8,7 @@ import { checkRegistryDecoding } from "./registry-preparation.js";
 import { staticSplits } from "../sources/source-runtimes.js";
 import { InMemoryStateStoreProvider } from "../state/in-memory-provider.js";
 import { runPipelines } from "./batch-runner.js";
-import { DriverStage } from "./driver-stage.js";
+import { DriverStage, processorTaskRunner } from "./driver-stage.js";
 import type { EngineContext } from "./engine-context.js";
 
 /**
@@ -24,9 +24,9 @@ export async function executeStatic(engine: EngineContext, plan: LogicalPlan): P
   const splits = await Promise.all(physical.inputs.map((p) => staticSplits(p.source, { tableBatches: (id) => engine.tableBatches(id) })));
   const batch = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: Date.now(), endOfInput: true };
   const out = await runPipelines(engine.pool, physical.inputs, splits, batch, "complete", staticTables, physical.watermarks.length);
-  const stage = new DriverStage(physical, "complete", new InMemoryStateStoreProvider(), 0, staticTables);
+  const stage = new DriverStage(physical, "complete", new InMemoryStateStoreProvider(), 0, processorTaskRunner(engine.pool), staticTables);
   try {
-    return stage.run(out.batches, batch);
+    return await stage.run(out.batches, batch);
   } finally {
     stage.close();
   }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { MalformedRecordError, OptionError, SluiceError, TaskTimeoutError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
 import { TaskPool, type TaskError } from "./pool.js";
-import type { Task } from "./protocol.js";
+import type { InputTask as Task } from "./protocol.js";
 import type { EchoControl } from "./testing/echo-task.js";
 import type { FlakyControl } from "./testing/flaky-task.js";
 import type { HangControl } from "./testing/hang-task.js";
@@ -16,7 +16,7 @@ const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], 
 const context = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
 
 function echoTask(control: EchoControl = {}): Task {
-  return { pipeline, split: { kind: "batch", batch: sampleBatch() }, context, outputMode: "append", staticTables: { echo: control } };
+  return { kind: "input", pipeline, split: { kind: "batch", batch: sampleBatch() }, context, outputMode: "append", staticTables: { echo: control } };
 }
 
 function flakyTask(failures: number, how: FlakyControl["how"]): { task: Task; log: Int32Array } {

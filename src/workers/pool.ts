@@ -1,8 +1,9 @@
 import { setMaxListeners } from "node:events";
 import { Piscina } from "piscina";
-import { AnalysisError, MalformedRecordError, OptionError, SluiceError, TaskTimeoutError } from "../errors/errors.js";
+import { AnalysisError, MalformedRecordError, OptionError, SluiceError, StatefulProcessorError, TaskTimeoutError } from "../errors/errors.js";
 import { describeInputSplit } from "../sources/source-runtimes.js";
-import type { Task, TaskResult } from "./protocol.js";
+import { describeProcessor } from "../expr/udf-modules.js";
+import type { ResultOf, Task, TaskResult } from "./protocol.js";
 import { packTask, unpackResult, type PackedTask } from "./transfer.js";
 import { unpackError } from "./transfer-error.js";
 import { isTaskStarted, loadRunTask, type RunTask, type WorkerData, type WorkerReply, type WorkerRequest } from "./worker-messages.js";
@@ -167,8 +168,8 @@ export class TaskPool {
   }
 
   /** Runs one task, retrying it as described above. */
-  run(task: Task): Promise<TaskResult> {
-    return this.runWithRetries(task, () => this.destroyed);
+  run<T extends Task>(task: T): Promise<ResultOf<T>> {
+    return this.runWithRetries(task, () => this.destroyed) as Promise<ResultOf<T>>;
   }
 
   /**
@@ -177,9 +178,9 @@ export class TaskPool {
    * pool is idle again when the call returns), and the call rejects with the first failure.
    * Inline (`workers: 0`) tasks run one after the other, in order, and stop at the first failure.
    */
-  async runAll(tasks: readonly Task[]): Promise<TaskResult[]> {
+  async runAll<T extends Task>(tasks: readonly T[]): Promise<ResultOf<T>[]> {
     if (!this.threads) {
-      const results: TaskResult[] = [];
+      const results: ResultOf<T>[] = [];
       for (const task of tasks) results.push(await this.run(task));
       return results;
     }
@@ -198,7 +199,7 @@ export class TaskPool {
     );
     const outcomes = await Promise.allSettled(runs);
     if (failure !== null) throw (failure as { error: unknown }).error;
-    return outcomes.map((o) => (o as PromiseFulfilledResult<TaskResult>).value);
+    return outcomes.map((o) => (o as PromiseFulfilledResult<TaskResult>).value as ResultOf<T>);
   }
 
   async destroy(): Promise<void> {
@@ -243,7 +244,7 @@ export class TaskPool {
     run.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TaskTimeoutError(this.taskTimeoutMs, describeInputSplit(task.pipeline.source, task.split))), this.taskTimeoutMs);
+      timer = setTimeout(() => reject(new TaskTimeoutError(this.taskTimeoutMs, describeTask(task))), this.taskTimeoutMs);
     });
     try {
       return await Promise.race([run, timeout]);
@@ -283,7 +284,7 @@ export class TaskPool {
         // Until then a looser bound covers a start-up that never ends.
         const startBound = Math.max(timeoutMs, WORKER_START_TIMEOUT_MS);
         routing.onDispatch = () => expireIn(startBound, () => new SluiceError(workerNotStarted(task, startBound, this.taskModule)));
-        this.attemptsStarted.set(attemptId, () => expireIn(timeoutMs, () => new TaskTimeoutError(timeoutMs, describeInputSplit(task.pipeline.source, task.split))));
+        this.attemptsStarted.set(attemptId, () => expireIn(timeoutMs, () => new TaskTimeoutError(timeoutMs, describeTask(task))));
       }
       try {
         const reply = (await threads.run(request, { signal: abort.signal })) as WorkerReply;
@@ -302,8 +303,13 @@ export class TaskPool {
   }
 }
 
+/**
+ * Whether another attempt may succeed: not for a deterministic mistake, nor for user code's error
+ * (a processor's) that wraps one, such as a state variable declared twice.
+ */
 export function isRetriable(error: unknown): boolean {
-  return !(error instanceof MalformedRecordError || error instanceof AnalysisError || error instanceof OptionError);
+  const deterministic = (e: unknown) => e instanceof MalformedRecordError || e instanceof AnalysisError || e instanceof OptionError;
+  return !(deterministic(error) || (error instanceof StatefulProcessorError && deterministic(error.cause)));
 }
 
 function withAttempts(error: unknown, attempts: number): TaskError {
@@ -333,8 +339,18 @@ const preferUntriedWorkers: LoadBalancer = (task, workers) => {
   return untriedExists || triedButFree === null ? null : dispatch(triedButFree, routing);
 };
 
+/** What a task works on, for errors: the split it reads, or the keys a processor runs over. */
+function describeTask(task: Task): string {
+  switch (task.kind) {
+    case "input":
+      return describeInputSplit(task.pipeline.source, task.split);
+    case "processor":
+      return `the ${task.keys.length} grouping key(s) of ${describeProcessor(task.spec.processor)} in batch ${task.batchId}`;
+  }
+}
+
 function workerNotStarted(task: Task, ms: number, taskModule: string): string {
-  return `a worker thread did not begin the task reading ${describeInputSplit(task.pipeline.source, task.split)} within ${ms} ms of taking it: its start-up (loading ${taskModule}) does not finish`;
+  return `a worker thread did not begin the task reading ${describeTask(task)} within ${ms} ms of taking it: its start-up (loading ${taskModule}) does not finish`;
 }
 
 function dispatch<W extends { readonly id: number }>(worker: W, routing: Routing | null): W {

@@ -2,17 +2,31 @@ import { emptyBatch, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
 import { emptyMetrics, type TaskMetrics } from "../batch/task-metrics.js";
 import { InternalError, PreparationNeeded } from "../errors/errors.js";
+import { assertNever } from "../expr/ast.js";
 import { OperatorChain } from "../operators/run-operators.js";
 import { crashPoint } from "../faults/crash-points.js";
 import { readInputSplit } from "../sources/source-runtimes.js";
-import type { Task, TaskResult } from "./protocol.js";
+import { runProcessorTask } from "../operators/processor-run.js";
+import type { InputTask, InputTaskResult, Task, TaskResult } from "./protocol.js";
 
 /**
- * Runs one task: reads its input split into a columnar batch, then runs the pipeline's operators
- * over it through the same dispatcher the driver uses. The same function runs in worker threads
- * and, with `workers: 0`, inline on the driver.
+ * Runs one task: an input task reads its input split into a columnar batch, then runs the
+ * pipeline's operators over it through the same dispatcher the driver uses; a processor task runs
+ * a transformWithState processor over its keys. The same function runs in worker threads and,
+ * with `workers: 0`, inline on the driver.
  */
 export async function runTask(task: Task): Promise<TaskResult> {
+  switch (task.kind) {
+    case "input":
+      return runInputTask(task);
+    case "processor":
+      return runProcessorTask(task);
+    default:
+      return assertNever(task, "task");
+  }
+}
+
+async function runInputTask(task: InputTask): Promise<InputTaskResult> {
   const { pipeline, context } = task;
   const numWatermarks = pipeline.operators.reduce((n, s) => (s.op === "observeEventTime" ? Math.max(n, s.watermarkIndex + 1) : n), 0);
   const metrics = emptyMetrics(numWatermarks);
@@ -27,7 +41,7 @@ export async function runTask(task: Task): Promise<TaskResult> {
   for (let attempt = 1; ; attempt++) {
     const attemptMetrics = attempt === 1 ? metrics : structuredClone(before);
     try {
-      return runOperators(task, input, attemptMetrics);
+      return await runOperators(task, input, attemptMetrics);
     } catch (e) {
       if (!(e instanceof PreparationNeeded) || attempt >= MAX_PREPARATIONS) throw e;
       await e.prepare();
@@ -41,7 +55,7 @@ export async function runTask(task: Task): Promise<TaskResult> {
  */
 const MAX_PREPARATIONS = 8;
 
-function runOperators(task: Task, input: Batch, metrics: TaskMetrics): TaskResult {
+async function runOperators(task: InputTask, input: Batch, metrics: TaskMetrics): Promise<InputTaskResult> {
   const { pipeline, context } = task;
   const chain = new OperatorChain(pipeline.operators);
   chain.open({
@@ -52,10 +66,11 @@ function runOperators(task: Task, input: Batch, metrics: TaskMetrics): TaskResul
     stateStore: (operatorId) => {
       throw new InternalError(`stateful operator ${operatorId} was planned into a worker pipeline; it runs on the driver`);
     },
+    processorTasks: null,
   });
   try {
-    const out = [...chain.process(input), ...chain.onWatermark()];
-    return { batch: single(out, pipeline.outputFields), metrics };
+    const out = [...chain.process(input), ...(await chain.onWatermark())];
+    return { kind: "input", batch: single(out, pipeline.outputFields), metrics };
   } finally {
     chain.close();
   }

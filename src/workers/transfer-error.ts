@@ -1,4 +1,14 @@
-import { AnalysisError, CheckpointError, MalformedRecordError, NumericRangeError, OptionError, SchemaRegistryError, SluiceError, UdfError } from "../errors/errors.js";
+import {
+  AnalysisError,
+  CheckpointError,
+  MalformedRecordError,
+  NumericRangeError,
+  OptionError,
+  SchemaRegistryError,
+  SluiceError,
+  StatefulProcessorError,
+  UdfError,
+} from "../errors/errors.js";
 
 /**
  * Errors across the thread boundary. Structured clone keeps only the message of an error and
@@ -26,6 +36,8 @@ export interface PackedError {
   readonly registry?: { readonly url: string; readonly request: string; readonly status: number | undefined; readonly errorCode: number | undefined };
   /** UdfError's function and row. */
   readonly udf?: { readonly name: string; readonly row: number | undefined };
+  /** StatefulProcessorError's processor, method and grouping key (plain data: structured clone keeps it). */
+  readonly processor?: { readonly name: string; readonly method: string; readonly key: Readonly<Record<string, unknown>> | null };
   readonly cause: PackedError | undefined;
 }
 
@@ -42,6 +54,11 @@ const KNOWN: readonly (readonly [string, abstract new (...args: never[]) => Erro
   ],
   ["OptionError", OptionError, (p) => new OptionError(p.message)],
   ["UdfError", UdfError, (p) => new UdfError(p.message, p.udf?.name ?? "", p.udf?.row)],
+  [
+    "StatefulProcessorError",
+    StatefulProcessorError,
+    (p) => new StatefulProcessorError(p.message, p.processor?.name ?? "", p.processor?.method ?? "", p.processor?.key ?? null),
+  ],
   ["CheckpointError", CheckpointError, (p) => new CheckpointError(p.message)],
   ["NumericRangeError", NumericRangeError, (p) => new NumericRangeError(p.message)],
   ["SluiceError", SluiceError, (p) => new SluiceError(p.message)],
@@ -75,6 +92,7 @@ export function packError(error: unknown, depth = 0): PackedError {
       ? { registry: { url: error.url, request: error.request, status: error.status, errorCode: error.errorCode } }
       : {}),
     ...(error instanceof UdfError ? { udf: { name: error.udf, row: error.row } } : {}),
+    ...(error instanceof StatefulProcessorError ? { processor: { name: error.processor, method: error.method, key: error.key } } : {}),
     cause,
   };
 }

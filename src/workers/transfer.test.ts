@@ -4,7 +4,7 @@ import { boolColumn, field, float64Column, makeBatch, readNumbers, validityFromB
 import { batchToRows, rowsToBatch } from "../batch/rows.js";
 import { AnalysisError, MalformedRecordError, NumericRangeError, SchemaRegistryError, SluiceError } from "../errors/errors.js";
 import type { InputPipeline } from "../planner/physical.js";
-import type { Task } from "./protocol.js";
+import type { InputTask as Task, InputTaskResult } from "./protocol.js";
 import { rowsOf, sampleBatch } from "./testing/sample-batch.js";
 import { packError, unpackError } from "./transfer-error.js";
 import { packBatch, packResult, packTask, unpackBatch, unpackResult, unpackTask, type PackedBatch, type PackedColumn } from "./transfer.js";
@@ -96,7 +96,7 @@ describe("packBatch / unpackBatch", () => {
     const bigSlice = float64Column(new Float64Array(n + 30).map((_, i) => -i)).slice(10, n);
     const flags = boolColumn(new Uint8Array(n).fill(1), bitmap, nullCount); // 12.5 KB of bits
     const batch = makeBatch([field("big", "float64"), field("slice", "float64"), field("flag", "boolean")], [big, bigSlice, flags]);
-    const { payload, transfer } = packTask({ pipeline, split: { kind: "batch", batch }, context, outputMode: "append", staticTables: {} });
+    const { payload, transfer } = packTask({ kind: "input", pipeline, split: { kind: "batch", batch }, context, outputMode: "append", staticTables: {} });
     // The big whole buffer is moved as is; the big slice and the small buffers share one arena.
     expect(transfer).toHaveLength(2);
     expect(transfer).toContain(big.values.buffer);
@@ -104,7 +104,7 @@ describe("packBatch / unpackBatch", () => {
     const bitmapBytes = align8(n / 8);
     // The validity bitmap shared by two columns is copied once.
     expect(arena.byteLength).toBe(n * 8 + bitmapBytes /* validity */ + bitmapBytes /* bool values */);
-    const received = unpackTask(post(payload, transfer));
+    const received = unpackTask(post(payload, transfer)) as Task;
     expect(big.values.byteLength).toBe(0); // moved: detached on this side
     expect(bigSlice.values[0]).toBe(-10); // copied: still readable here
     const columns = received.split.kind === "batch" ? received.split.batch.columns : [];
@@ -156,9 +156,9 @@ describe("packTask / packResult", () => {
   it("round-trips a batch split and leaves other splits as plain data", () => {
     const batch = sampleBatch();
     const expected = rowsOf(batch);
-    const task: Task = { pipeline, split: { kind: "batch", batch }, context, outputMode: "append", staticTables: { t: { n: 1 } } };
+    const task: Task = { kind: "input", pipeline, split: { kind: "batch", batch }, context, outputMode: "append", staticTables: { t: { n: 1 } } };
     const { payload, transfer } = packTask(task);
-    const back = unpackTask(post(payload, transfer));
+    const back = unpackTask(post(payload, transfer)) as Task;
     expect(back.split.kind === "batch" && rowsOf(back.split.batch)).toEqual(expected);
     expect(back.context).toEqual(context);
     expect(back.staticTables).toEqual({ t: { n: 1 } });
@@ -166,15 +166,15 @@ describe("packTask / packResult", () => {
     const fileTask: Task = { ...task, split: { kind: "file", path: "/x.jsonl", start: 0, end: 10 } };
     const packedFile = packTask(fileTask);
     expect(packedFile.transfer).toEqual([]);
-    expect(unpackTask(post(packedFile.payload, [])).split).toEqual(fileTask.split);
+    expect((unpackTask(post(packedFile.payload, [])) as Task).split).toEqual(fileTask.split);
   });
 
   it("round-trips a result with its metrics", () => {
     const batch = sampleBatch();
     const expected = rowsOf(batch);
     const metrics = { numInputRows: 5, numRowsDroppedByWatermark: 1, numMalformedRecords: 2, eventTime: [null, { min: 1, max: 9, sum: 10, count: 2 }] };
-    const { payload, transfer } = packResult({ batch, metrics });
-    const back = unpackResult(post(payload, transfer));
+    const { payload, transfer } = packResult({ kind: "input", batch, metrics });
+    const back = unpackResult(post(payload, transfer)) as InputTaskResult;
     expect(rowsOf(back.batch)).toEqual(expected);
     expect(back.metrics).toEqual(metrics);
   });

@@ -3,7 +3,8 @@ import type { Batch } from "../batch/batch.js";
 import type { Fields } from "../types/dtype.js";
 import type { TaskMetrics } from "../batch/task-metrics.js";
 import type { InputSplit } from "../sources/input-split.js";
-import type { Task, TaskResult } from "./protocol.js";
+import type { ProcessorTask, ProcessorTaskResult } from "../operators/processor-task.js";
+import type { InputTask, Task, TaskResult } from "./protocol.js";
 
 /**
  * Batches across the thread boundary. Arrow JS objects do not survive structured clone (their
@@ -60,13 +61,14 @@ export interface PackedBatch {
 
 export type PackedSplit = Exclude<InputSplit, { readonly kind: "batch" }> | { readonly kind: "batch"; readonly batch: PackedBatch };
 
-/** A task as posted to a worker: its split's buffers packed, everything else plain data already. */
-export type PackedTask = Omit<Task, "split"> & { readonly split: PackedSplit };
+/** A task as posted to a worker: its batches' buffers packed, everything else plain data already. */
+export type PackedTask =
+  | (Omit<InputTask, "split"> & { readonly split: PackedSplit })
+  | (Omit<ProcessorTask, "input" | "initialState"> & { readonly input: PackedBatch | null; readonly initialState: PackedBatch | null });
 
-export interface PackedResult {
-  readonly batch: PackedBatch;
-  readonly metrics: TaskMetrics;
-}
+export type PackedResult =
+  | { readonly kind: "input"; readonly batch: PackedBatch; readonly metrics: TaskMetrics }
+  | (Omit<ProcessorTaskResult, "batch"> & { readonly batch: PackedBatch });
 
 export interface Packed<T> {
   readonly payload: T;
@@ -169,32 +171,50 @@ export function unpackBatch(p: PackedBatch): Batch {
   return { fields: p.fields, numRows: p.numRows, columns: p.columns.map(unpackColumn) };
 }
 
-/** Packs a task; only a "batch" split carries buffers, everything else is plain data already. */
+/**
+ * Packs a task: an input task's "batch" split and a processor task's input and initial state carry
+ * buffers; everything else is plain data already.
+ */
 export function packTask(task: Task, handoff: Handoff = "transfer"): Packed<PackedTask> {
   const buffers = new BufferHandoff(handoff);
-  const split: PackedSplit = task.split.kind === "batch" ? { kind: "batch", batch: packBatchWith(task.split.batch, buffers) } : task.split;
-  const payload: PackedTask = { ...task, split };
-  return { payload, transfer: buffers.transfer };
+  if (task.kind === "processor") {
+    const [input, initialState] = packBatchesWith([task.input, task.initialState], buffers);
+    return { payload: { ...task, input: input!, initialState: initialState! }, transfer: buffers.transfer };
+  }
+  const split: PackedSplit = task.split.kind === "batch" ? { kind: "batch", batch: packBatchesWith([task.split.batch], buffers)[0]! } : task.split;
+  return { payload: { ...task, split }, transfer: buffers.transfer };
 }
 
 export function unpackTask(p: PackedTask): Task {
+  if (p.kind === "processor") return { ...p, input: unpackOrNull(p.input), initialState: unpackOrNull(p.initialState) };
   const split: InputSplit = p.split.kind === "batch" ? { kind: "batch", batch: unpackBatch(p.split.batch) } : p.split;
   return { ...p, split };
 }
 
 export function packResult(result: TaskResult, handoff: Handoff = "transfer"): Packed<PackedResult> {
   const { payload, transfer } = packBatch(result.batch, handoff);
-  return { payload: { batch: payload, metrics: result.metrics }, transfer };
+  return { payload: { ...result, batch: payload }, transfer };
 }
 
 export function unpackResult(p: PackedResult): TaskResult {
-  return { batch: unpackBatch(p.batch), metrics: p.metrics };
+  return { ...p, batch: unpackBatch(p.batch) };
+}
+
+function unpackOrNull(p: PackedBatch | null): Batch | null {
+  return p === null ? null : unpackBatch(p);
 }
 
 function packBatchWith(batch: Batch, buffers: BufferHandoff): PackedBatch {
-  const drafts = batch.columns.map((c) => packColumn(c, buffers));
+  return packBatchesWith([batch], buffers)[0]!;
+}
+
+/** Packs several batches into one message: their small views share one arena, copied once. */
+function packBatchesWith<B extends Batch | null>(batches: readonly B[], buffers: BufferHandoff): (B extends null ? PackedBatch | null : PackedBatch)[] {
+  const drafts = batches.map((b) => (b === null ? null : b.columns.map((c) => packColumn(c, buffers))));
   const replacements = buffers.relocate();
-  return { fields: batch.fields, numRows: batch.numRows, columns: drafts.map((c) => relocateColumn(c, replacements)) };
+  return batches.map((b, i) =>
+    b === null ? null : { fields: b.fields, numRows: b.numRows, columns: drafts[i]!.map((c) => relocateColumn(c, replacements)) },
+  ) as (B extends null ? PackedBatch | null : PackedBatch)[];
 }
 
 // ---- columns ----

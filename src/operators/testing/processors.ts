@@ -1,9 +1,11 @@
 // Stateful processors for the transformWithState tests: modules the engine imports by URL and
 // export name, as users' processors are. Most are Spark's own test processors (TransformWithStateSuite).
+import { isMainThread } from "node:worker_threads";
 import type {
   ExpiredTimerInfo,
   ListState,
   MapState,
+  ProcessorContext,
   StatefulProcessor,
   StatefulProcessorHandle,
   TimerValues,
@@ -196,5 +198,44 @@ export class Misuses implements StatefulProcessor<Value, Value, KeyCount> {
     if (this.args.mistake === "late-declare") this.handle.getValueState("late");
     if (this.args.mistake === "bad-output") return [{ key: key.value, count: 7 as unknown as string }];
     return [{ key: key.value, count: "1" }];
+  }
+}
+
+type Placement = { key: string; thread: string; instances: number };
+
+/** Where it runs: the worker thread's id ("main" on the driver), and how many keys its instance saw (one instance per task). */
+export class WhereItRuns implements StatefulProcessor<Value, Value, Placement> {
+  private keysSeen = 0;
+
+  init(): void {}
+
+  handleInputRows(key: Value): Placement[] {
+    this.keysSeen++;
+    return [{ key: key.value, thread: isMainThread ? "main" : "worker", instances: this.keysSeen }];
+  }
+}
+
+type Scored = { key: string; labels: string; sum: number; scaled: string };
+
+/**
+ * Calls the UDFs it was given: the row-wise `label` per row, the vector `scaleAndAdd` over the
+ * key's values at once; keeps the running sum in state.
+ */
+export class ScoresWithUdfs implements StatefulProcessor<Value, { value: string; n: number }, Scored> {
+  private sum!: ValueState<number>;
+  private udfs!: Readonly<Record<string, (...args: any[]) => any>>;
+
+  init(handle: StatefulProcessorHandle, context: ProcessorContext): void {
+    this.sum = handle.getValueState<number>("sum");
+    this.udfs = context.udfs;
+  }
+
+  handleInputRows(key: Value, rows: readonly { value: string; n: number }[]): Scored[] {
+    const labels = rows.map((r) => this.udfs.label!(key.value, r.n) as string);
+    const ns = rows.map((r) => r.n);
+    const scaled = this.udfs.scaleAndAdd!(ns, ns) as number[];
+    const sum = (this.sum.get() ?? 0) + ns.reduce((a, b) => a + b, 0);
+    this.sum.update(sum);
+    return [{ key: key.value, labels: labels.join(","), sum, scaled: scaled.join(",") }];
   }
 }

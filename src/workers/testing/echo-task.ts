@@ -1,7 +1,7 @@
 import { threadId } from "node:worker_threads";
 import { emptyBatch } from "../../batch/batch.js";
 import { emptyMetrics } from "../../batch/task-metrics.js";
-import type { Task, TaskResult } from "../protocol.js";
+import type { InputTask as Task, InputTaskResult as TaskResult } from "../protocol.js";
 
 /**
  * Test task module: returns its input batch unchanged. `staticTables.echo` may ask it to sleep
@@ -34,5 +34,5 @@ export async function runTask(task: Task): Promise<TaskResult> {
     if (Atomics.load(control.meet, 0) >= (control.meetCount ?? 2)) Atomics.store(control.meet, 1 + control.index, 1);
   }
   const batch = task.split.kind === "batch" ? task.split.batch : emptyBatch([]);
-  return { batch, metrics: { ...emptyMetrics(1), numInputRows: batch.numRows, eventTime: [{ min: 1, max: 2, sum: 3, count: 2 }] } };
+  return { kind: "input", batch, metrics: { ...emptyMetrics(1), numInputRows: batch.numRows, eventTime: [{ min: 1, max: 2, sum: 3, count: 2 }] } };
 }

@@ -1,6 +1,6 @@
 import { isMainThread, threadId } from "node:worker_threads";
 import { MalformedRecordError } from "../../errors/errors.js";
-import type { Task, TaskResult } from "../protocol.js";
+import type { InputTask as Task, InputTaskResult as TaskResult } from "../protocol.js";
 import { runTask as echo } from "./echo-task.js";
 
 /**

@@ -2,7 +2,7 @@ import { threadId } from "node:worker_threads";
 import { emptyBatch } from "../../batch/batch.js";
 import { probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "../../operators/static-join-exec.js";
 import { emptyMetrics } from "../../batch/task-metrics.js";
-import type { Task, TaskResult } from "../protocol.js";
+import type { InputTask as Task, InputTaskResult as TaskResult } from "../protocol.js";
 
 /**
  * Test task module: probes a static join table with the task's input batch and logs, per task
@@ -29,5 +29,5 @@ export function runTask(task: Task): TaskResult {
   Atomics.store(control.log, slot, threadId);
   Atomics.store(control.log, slot + 1, staticJoinRebuildCount());
   Atomics.store(control.log, slot + 2, shared ? 1 : 0);
-  return { batch, metrics: { ...emptyMetrics(0), numInputRows: input.numRows } };
+  return { kind: "input", batch, metrics: { ...emptyMetrics(0), numInputRows: input.numRows } };
 }

@@ -1,0 +1,150 @@
+import type { StateStore } from "../state/state-store.js";
+import type { StateSchema, StateTable } from "../state/state-table.js";
+import type { ProcessorRowStore } from "./processor-state.js";
+import { TIMERS } from "./processor-state.js";
+
+/**
+ * The driver's side of a `transformWithState` operator's state: every (variable, grouping key) row
+ * in the operator's state table, keyed by `[name, key]` (the key's canonical text). What a batch
+ * asks of all keys at once lives here: which keys have a timer due, which rows' TTL passed, the
+ * earliest timer or expiry (when a processing-time query wants its next batch), a former
+ * variable's rows dropped. What one key's processor call needs (its rows) is handed out by key, to
+ * travel with the task that runs it.
+ *
+ * Two f64 columns find due rows without decoding any: `#expiresAt`, the earliest TTL expiry among
+ * a row's values, and `#timer`, the earliest timer of a key. An index of each key's variable names,
+ * built from the table when first needed and kept up to date by every write, finds a key's rows.
+ */
+export const PROCESSOR_STATE_SCHEMA: StateSchema = [
+  { name: "value", kind: "bytes" },
+  { name: "#expiresAt", kind: "f64" },
+  { name: "#timer", kind: "f64" },
+];
+const VALUE = 0;
+const EXPIRES_AT = 1;
+const TIMER = 2;
+
+/** One stored row of a key, as a task carries it: the variable's name and its bytes. */
+export type KeyRow = readonly [name: string, bytes: Uint8Array];
+
+export class ProcessorStateTable implements ProcessorRowStore {
+  /** Each key's variable names; null until first needed. */
+  private names: Map<string, Set<string>> | null = null;
+
+  constructor(private readonly store: StateStore) {}
+
+  /** The store's working version (a commit may replace it). */
+  private get table(): StateTable {
+    return this.store.table;
+  }
+
+  read(name: string, key: string): Uint8Array | undefined {
+    const slot = this.table.get(encodeRowKey(name, key));
+    if (slot < 0) return undefined;
+    const col = this.table.bytes(VALUE);
+    return col.arena.subarray(col.starts[slot]!, col.ends[slot]!);
+  }
+
+  write(name: string, key: string, bytes: Uint8Array | null, expiresAt: number | null, timer: number | null): void {
+    const words = encodeRowKey(name, key);
+    const index = this.index();
+    if (bytes === null) {
+      const slot = this.table.get(words);
+      if (slot >= 0) this.table.remove(slot);
+      const names = index.get(key);
+      names?.delete(name);
+      if (names?.size === 0) index.delete(key);
+      return;
+    }
+    const slot = this.table.put(words);
+    this.table.bytes(VALUE).set(slot, bytes, 0, bytes.length);
+    setOrClear(this.table, EXPIRES_AT, slot, expiresAt);
+    setOrClear(this.table, TIMER, slot, timer);
+    let names = index.get(key);
+    if (names === undefined) index.set(key, (names = new Set()));
+    names.add(name);
+  }
+
+  /**
+   * Every row of `key`, its bytes copied: a task's message clones them, and cloning a view would
+   * clone the whole arena behind it.
+   */
+  rowsOf(key: string): KeyRow[] {
+    const names = this.index().get(key);
+    if (names === undefined) return [];
+    return [...names].map((name) => [name, this.read(name, key)!.slice()] as const);
+  }
+
+  /** Keys with a timer before `thresholdMs` (Spark fires a timer once its time < the threshold). */
+  keysWithTimersBefore(thresholdMs: number): string[] {
+    const timerCol = this.table.f64(TIMER);
+    const keys: string[] = [];
+    for (const slot of this.table.slotsAtOrBelow(TIMER, thresholdMs - 1)) {
+      if (timerCol.values[slot]! < thresholdMs) keys.push(decodeRowKey(this.table.keyOf(slot))[1]);
+    }
+    return keys;
+  }
+
+  /** The (variable, key) rows holding a value whose TTL passed by `nowMs`. */
+  rowsExpiredBy(nowMs: number): [name: string, key: string][] {
+    return Array.from(this.table.slotsAtOrBelow(EXPIRES_AT, nowMs), (slot) => decodeRowKey(this.table.keyOf(slot)));
+  }
+
+  /** The earliest timer of any key, or null: when a processing-time query wants its next batch. */
+  earliestTimerMs(): number | null {
+    return this.earliest(TIMER);
+  }
+
+  /** The earliest TTL expiry of any value, or null. */
+  earliestExpiryMs(): number | null {
+    return this.earliest(EXPIRES_AT);
+  }
+
+  /** Removes every key's row of variable `name` (a variable a former version of the processor had). */
+  deleteVariable(name: string): void {
+    if (name === TIMERS) return;
+    for (const slot of this.table.liveSlots()) {
+      const [rowName, key] = decodeRowKey(this.table.keyOf(slot));
+      if (rowName === name) this.write(name, key, null, null, null);
+    }
+  }
+
+  private index(): Map<string, Set<string>> {
+    if (this.names !== null) return this.names;
+    const names = new Map<string, Set<string>>();
+    for (const slot of this.table.liveSlots()) {
+      const [name, key] = decodeRowKey(this.table.keyOf(slot));
+      let set = names.get(key);
+      if (set === undefined) names.set(key, (set = new Set()));
+      set.add(name);
+    }
+    return (this.names = names);
+  }
+
+  private earliest(col: number): number | null {
+    const c = this.table.f64(col);
+    let min = Infinity;
+    for (const slot of this.table.liveSlots()) if (c.valid[slot] === 1 && c.values[slot]! < min) min = c.values[slot]!;
+    return min === Infinity ? null : min;
+  }
+}
+
+function setOrClear(table: StateTable, col: number, slot: number, value: number | null): void {
+  const c = table.f64(col);
+  if (value === null) c.clear(slot);
+  else c.set(slot, value);
+}
+
+/** `[name, key]` (the key's canonical text) as table key words: the byte length, then the UTF-8 bytes. */
+function encodeRowKey(name: string, key: string): Int32Array {
+  const text = Buffer.from(JSON.stringify([name, key]), "utf8");
+  const words = new Int32Array(1 + Math.ceil(text.length / 4));
+  words[0] = text.length;
+  new Uint8Array(words.buffer, 4).set(text);
+  return words;
+}
+
+function decodeRowKey(words: Int32Array): [name: string, key: string] {
+  const text = Buffer.from(words.buffer, words.byteOffset + 4, words[0]!).toString("utf8");
+  return JSON.parse(text) as [string, string];
+}
