@@ -1,23 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { col, timestamp_seconds } from "../api/functions.js";
 import type { Session } from "../api/session.js";
 import { statefulProcessor } from "../api/stateful-processor.js";
-import { udf, vectorUdf } from "../api/udf.js";
 import { StatefulProcessorError } from "../errors/errors.js";
 import { sessionsPerFile, withSession } from "../testing/fixtures.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
 import { ManualClock } from "../testing/manual-clock.js";
+import { buildScenario } from "../testing/scenario.js";
+import { PROCESSORS, transformWithStateScenarios } from "../testing/scenarios/transform-with-state.js";
 import { addData, advanceManualClock, checkNewAnswer, execute, expectFailure, startStream, stopStream, testStream } from "../testing/stream-test.js";
 
 /**
  * Spark's TransformWithStateSuite on its own processors (operators/testing/processors.ts, modules
- * the engine imports by URL and export name) and expected answers, with 0 and 2 workers, plus the
- * list, map, TTL, initial-state and error paths.
+ * the engine imports by URL and export name) and expected answers, with 0 and 2 workers: the
+ * scenarios of testing/scenarios/transform-with-state.ts (transform-with-state.new-process.test.ts
+ * runs them again in a new process after every step), the processing-time timers and TTL on a
+ * manual clock, and the error paths.
  */
-
-const PROCESSORS = new URL("./testing/processors.ts", import.meta.url);
-const UDFS = new URL("../api/testing/test-udfs.ts", import.meta.url);
 const Word = z.object({ value: z.string() });
 const KeyCount = z.object({ key: z.string(), count: z.string() });
 
@@ -38,62 +37,28 @@ function runningCount(session: Session, exportName = "RunningCount", timeMode: "
 }
 
 describe.each([0, 2])("transformWithState with %i workers", (workers) => {
-  it("streaming with state that survives restarts (Spark: transformWithState - streaming should succeed)", () =>
-    onSession(workers, async (session) => {
-      const { input, df } = runningCount(session);
-      await testStream(df, "update").run(
-        addData(input, ...words("a")),
-        checkNewAnswer(...counts(["a", "1"])),
-        addData(input, ...words("a", "b")),
-        checkNewAnswer(...counts(["a", "2"], ["b", "1"])),
-        stopStream(),
-        startStream(),
-        // The third batch of "a" clears its state and emits nothing.
-        addData(input, ...words("a", "b")),
-        checkNewAnswer(...counts(["b", "2"])),
-        stopStream(),
-        startStream(),
-        addData(input, ...words("a", "c")),
-        checkNewAnswer(...counts(["a", "1"], ["c", "1"])),
-      );
-    }));
+  for (const s of transformWithStateScenarios) {
+    it(s.name, () =>
+      onSession(workers, async (session) => {
+        const { inputs, df } = await buildScenario(session, s.query);
+        await testStream(df, s.outputMode).run(...s.actions(inputs));
+      }));
+  }
 
-  it("event-time timers fire once the watermark passes them; late rows are dropped (Spark: streaming with event time timers)", () =>
+  it("timer and late-row figures in progress (Spark's custom metrics), across a run with event-time timers", () =>
     onSession(workers, async (session) => {
-      const input = session.memoryStream(z.object({ key: z.string(), time: z.int() }));
-      const df = input
-        .toDF()
-        .select(col("key"), timestamp_seconds(col("time")).alias("eventTime"))
-        .withWatermark("eventTime", "10 seconds")
-        .groupByKey("key")
-        .transformWithState(processor("MaxEventTime", z.object({ key: z.string(), maxEventTimeSec: z.number() })), "eventTime", "update");
-      const rows = (...kv: [string, number][]) => kv.map(([key, maxEventTimeSec]) => ({ key, maxEventTimeSec }));
-      await testStream(df, "update").run(
-        // Max event time 15 s: the timer of "a" is at 20 s; the watermark becomes 5 s.
-        addData(input, { key: "a", time: 11 }, { key: "a", time: 13 }, { key: "a", time: 15 }),
-        checkNewAnswer(...rows(["a", 15])),
-        // 4 s is at or before the watermark: dropped as late.
-        addData(input, { key: "a", time: 4 }),
-        checkNewAnswer(),
-        addData(input, { key: "a", time: 10 }),
-        checkNewAnswer(...rows(["a", 15])),
-        // The watermark moves to 21 s: the timer of "a" (20 s) fires in the batch without data that follows.
-        addData(input, { key: "b", time: 31 }),
-        checkNewAnswer(...rows(["a", -1], ["b", 31])),
-        execute("timer and late-row figures", (q) => {
+      const s = transformWithStateScenarios.find((x) => x.query.exportName === "maxEventTime")!;
+      const { inputs, df } = await buildScenario(session, s.query);
+      await testStream(df, s.outputMode).run(
+        ...s.actions(inputs),
+        execute("figures", (q) => {
           const ops = q.recentProgress.map((p) => p.stateOperators[0]!);
           expect(ops.every((o) => o.operatorName === "transformWithStateExec")).toBe(true);
-          expect(ops.reduce((n, o) => n + o.customMetrics.numRegisteredTimers!, 0)).toBe(3);
-          expect(ops.reduce((n, o) => n + o.customMetrics.numDeletedTimers!, 0)).toBe(2);
-          expect(ops.reduce((n, o) => n + o.customMetrics.numExpiredTimers!, 0)).toBe(1);
+          const sum = (metric: string) => ops.reduce((n, o) => n + o.customMetrics[metric]!, 0);
+          expect([sum("numRegisteredTimers"), sum("numDeletedTimers"), sum("numExpiredTimers")]).toEqual([4, 3, 2]);
           expect(ops.reduce((n, o) => n + o.numRowsDroppedByWatermark, 0)).toBe(1);
           expect(ops.at(-1)!.customMetrics.numValueStateVars).toBe(2);
         }),
-        // Restarted, the timer of "b" (36 s) is still there and fires when the watermark passes it.
-        stopStream(),
-        startStream(),
-        addData(input, { key: "c", time: 50 }),
-        checkNewAnswer(...rows(["b", -1], ["c", 50])),
       );
     }));
 
@@ -111,66 +76,6 @@ describe.each([0, 2])("transformWithState with %i workers", (workers) => {
       );
     }));
 
-  it("UDFs handed to the processor are called on values, row-wise and vector (statefulProcessor's udfs)", () =>
-    onSession(workers, async (session) => {
-      const input = session.memoryStream(z.object({ value: z.string(), n: z.number() }));
-      const scored = statefulProcessor(PROCESSORS, "ScoresWithUdfs", {
-        outputSchema: z.object({ key: z.string(), labels: z.string(), sum: z.number(), scaled: z.string() }),
-        udfs: { label: udf(UDFS, "label", "string", { args: { prefix: "#" } }), scaleAndAdd: vectorUdf(UDFS, "scaleAndAdd", "float64", { args: { factor: 10 } }) },
-      });
-      const df = input.toDF().groupByKey("value").transformWithState(scored, "none", "update");
-      await testStream(df, "update").run(
-        addData(input, { value: "a", n: 1 }, { value: "a", n: 2 }, { value: "b", n: 3 }),
-        checkNewAnswer({ key: "a", labels: "#a:1,#a:2", sum: 3, scaled: "11,22" }, { key: "b", labels: "#b:3", sum: 3, scaled: "33" }),
-        stopStream(),
-        startStream(),
-        addData(input, { value: "a", n: 4 }),
-        checkNewAnswer({ key: "a", labels: "#a:4", sum: 7, scaled: "44" }),
-      );
-    }));
-
-  it("list and map state per key", () =>
-    onSession(workers, async (session) => {
-      const input = session.memoryStream(z.object({ user: z.string(), word: z.string() }));
-      const df = input
-        .toDF()
-        .groupByKey("user")
-        .transformWithState(processor("WordHistory", z.object({ user: z.string(), words: z.string(), distinct: z.int(), top: z.string() })), "none", "update");
-      await testStream(df, "update").run(
-        addData(input, { user: "u1", word: "to" }, { user: "u1", word: "be" }, { user: "u2", word: "or" }, { user: "u1", word: "to" }),
-        checkNewAnswer({ user: "u1", words: "to be to", distinct: 2, top: "to" }, { user: "u2", words: "or", distinct: 1, top: "or" }),
-        stopStream(),
-        startStream(),
-        addData(input, { user: "u1", word: "-to" }, { user: "u2", word: "not" }, { user: "u2", word: "not" }),
-        checkNewAnswer({ user: "u1", words: "be", distinct: 1, top: "be" }, { user: "u2", words: "or not not", distinct: 2, top: "not" }),
-        addData(input, { user: "u2", word: "reset" }, { user: "u2", word: "be" }),
-        checkNewAnswer({ user: "u2", words: "be", distinct: 1, top: "be" }),
-      );
-    }));
-
-  it("an initial state from a static DataFrame seeds the first batch only", () =>
-    onSession(workers, async (session) => {
-      const input = session.memoryStream(Word);
-      const initial = session.createDataFrame(
-        [
-          { value: "a", count: 10 },
-          { value: "b", count: 20 },
-        ],
-        z.object({ value: z.string(), count: z.int() }),
-      );
-      const df = input
-        .toDF()
-        .groupByKey("value")
-        .transformWithState(processor("SeededCount", z.object({ key: z.string(), count: z.int() })), "none", "update", { initialState: initial.groupByKey("value") });
-      await testStream(df, "update").run(
-        addData(input, ...words("a", "c", "a")),
-        checkNewAnswer({ key: "a", count: 12 }, { key: "c", count: 1 }),
-        stopStream(),
-        startStream(),
-        addData(input, ...words("b", "a")),
-        checkNewAnswer({ key: "a", count: 13 }, { key: "b", count: 21 }),
-      );
-    }));
 });
 
 describe.each([0, 2])("transformWithState by processing time, on a manual clock, with %i workers", (workers) => {
