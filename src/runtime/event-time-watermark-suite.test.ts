@@ -8,6 +8,7 @@ import { col, count, timestamp_seconds, unix_seconds, window } from "../api/func
 import type { MemoryStream } from "../api/memory-stream.js";
 import { mergeStats } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
+import { AnalysisError, OptionError } from "../errors/errors.js";
 import { sessionsPerFile } from "../testing/fixtures.js";
 import {
   addData,
@@ -164,6 +165,31 @@ describe.each(cases)("Spark's EventTimeWatermarkSuite, $workers workers, restart
     );
   });
 
+  // A delay of "2 years 5 months" is 29 months of 31 days (Spark's getDelayMs): the watermark is
+  // 899 days behind the latest event, which the calendar puts 29 or 30 months back. Event times
+  // are now, as in Spark's test.
+  itOnce("delay in months and years handled correctly", async () => {
+    const session = sessionFor(workers);
+    const input = session.memoryStream(Value);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const monthsSinceEpoch = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+    await run(
+      windowedCounts(input, "2 years 5 months"),
+      "append",
+      add(input, nowSeconds),
+      checkAnswer(),
+      add(input, nowSeconds),
+      checkAnswer(),
+      execute("the watermark is 29 months of 31 days behind the latest event", (q) => {
+        const stats = q.recentProgress.filter((p) => p.numInputRows > 0).at(-1)?.eventTime;
+        expect(stats?.max).toBe(iso(nowSeconds));
+        const watermark = new Date(stats?.watermark ?? NaN);
+        expect(watermark.getTime()).toBe(nowSeconds * 1000 - 29 * 31 * 86_400_000);
+        expect([29, 30]).toContain(monthsSinceEpoch(new Date(nowSeconds * 1000)) - monthsSinceEpoch(watermark));
+      }),
+    );
+  });
+
   // The query restarts on a checkpoint whose older commits were purged, into an empty sink (Spark
   // purges the commits before the last one and clears its memory sink): the last committed batch
   // is not run again, and the watermark carries over.
@@ -290,21 +316,32 @@ describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or s
     expect(() => session().memoryStream(Value).toDF().withWatermark("value" as never, "1 minute")).toThrow(/"value".*int/);
   });
 
-  // Spark also refuses "-1 year", "1 year -13 months" and "1 month -40 days" as negative; Sluice
-  // refuses them too, but as durations it cannot read (it has no months or years: see the report
-  // of the ANSI interval scenario below).
   it("delay threshold should not be negative", () => {
-    expect(() => eventTimes().withWatermark("eventTime", "-10 seconds")).toThrow(/negative/);
+    for (const delay of ["-1 year", "1 year -13 months", "1 month -40 days", "-10 seconds"]) {
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(OptionError);
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow("should not be negative");
+    }
   });
 
-  // SPARK-35815: the delay is an interval in Spark's forms, with or without the INTERVAL keyword.
+  // SPARK-35815: the delay is an interval in any of Spark's forms: a unit list with or without the
+  // INTERVAL keyword, quoted values, and the ANSI unit-to-unit forms; a month counts 31 days and a
+  // year 12 months. Spark runs this with spark.sql.legacy.interval.enabled true and false, which
+  // give the same delays; Sluice has no such setting.
+  const MS_PER_DAY = 86_400_000;
+  const DAYS_PER_MONTH = 31;
   it.each([
-    [["3 days", "Interval 3 day"], 3 * 86_400_000],
-    [[" 5 hours", "INTERVAL 5 hour"], 5 * 3_600_000],
-    [["\t8 minutes", "interval 8 minute"], 8 * 60_000],
-    [["10 seconds", "interval 10 second"], 10_000],
-    [["1 day 2 hours 3 minutes 4 seconds", " interval 1 day 2 hours 3 minutes 4 seconds"], 86_400_000 + 2 * 3_600_000 + 3 * 60_000 + 4000],
-  ] as const)("delay thresholds %j are %i ms (SPARK-35815)", (variants, ms) => {
+    [["3 days", "Interval 3 day", "inTerval '3' day"], 3 * MS_PER_DAY],
+    [[" 5 hours", "INTERVAL 5 hour", "interval '5' hour"], 5 * 3_600_000],
+    [["\t8 minutes", "interval 8 minute", "interval '8' minute"], 8 * 60_000],
+    [["10 seconds", "interval 10 second", "interval '10' second"], 10_000],
+    [["1 years", "interval 1 year", "interval '1' year"], 12 * DAYS_PER_MONTH * MS_PER_DAY],
+    [["1 months", "interval 1 month", "interval '1' month"], DAYS_PER_MONTH * MS_PER_DAY],
+    [
+      ["1 day 2 hours 3 minutes 4 seconds", " interval 1 day 2 hours 3 minutes 4 seconds", "\tinterval '1' day '2' hours '3' minutes '4' seconds", "interval '1 2:3:4' day to second"],
+      MS_PER_DAY + 2 * 3_600_000 + 3 * 60_000 + 4000,
+    ],
+    [[" 1 year 2 months", "interval 1 year 2 month", "interval '1' year '2' month", "\tinterval '1-2' year to month"], (12 + 2) * DAYS_PER_MONTH * MS_PER_DAY],
+  ] as const)("SPARK-35815: Support ANSI intervals for delay threshold: %j are %i ms", (variants, ms) => {
     for (const delay of variants) {
       const plan = eventTimes().withWatermark("eventTime", delay).plan;
       expect(plan).toMatchObject({ kind: "watermark", column: "eventTime", delayMs: ms });
@@ -312,9 +349,10 @@ describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or s
   });
 
   it.each(["1 foo", "interva 2 day", "intrval '3' day", "interval 4 foo", "interval '5' foo", "interval '1 2:3:4' day to hour", "interval '1 2' year to month"])(
-    "invalid delay threshold %j is refused (SPARK-35815)",
+    "SPARK-35815: invalid delay threshold %j is refused",
     (delay) => {
-      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(/cannot parse/);
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(AnalysisError);
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(`withWatermark("eventTime", ${JSON.stringify(delay)}): cannot parse`);
     },
   );
 
