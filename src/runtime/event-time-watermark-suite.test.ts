@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { DataFrame } from "../api/data-frame.js";
-import { col, count, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
+import { col, count, expr, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
 import { mergeStats } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
@@ -372,6 +372,34 @@ describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or s
         .writeStream.format("console")
         .start();
     expect(start).toThrow(/Redefining watermark is disallowed/);
+  });
+
+  // A stream-stream join's output carries the event time of both of its sides, so a stateful
+  // operator after it could evict by either watermark. Spark fails the query in its first batch;
+  // Sluice refuses it at start(). (Spark's compatibility mode, which takes the first such column,
+  // needs spark.sql.streaming.statefulOperator.allowMultiple=false, which Sluice does not have.)
+  it("multiple event time columns in an input DataFrame for stateful operator is not allowed", () => {
+    const Pair = z.object({ _1: z.string(), _2: z.int() });
+    const input1 = session().memoryStream(Pair);
+    const input2 = session().memoryStream(Pair);
+    const df1 = input1
+      .toDF()
+      .select(col("_1").alias("id1"), timestamp_seconds(col("_2")).alias("ts1"))
+      .withWatermark("ts1", "1 minute");
+    const df2 = input2
+      .toDF()
+      .select(col("_1").alias("id2"), timestamp_seconds(col("_2")).alias("ts2"))
+      .withWatermark("ts2", "2 minutes");
+    const joined = df1.join(df2, expr("id1 = id2 AND ts1 = ts2 + INTERVAL 10 SECONDS") as never, "inner").select("id1", "ts1", "ts2");
+    const dedup = joined.dropDuplicates().select(col("id1"), unix_seconds(col("ts1")).alias("ts1"), unix_seconds(col("ts2")).alias("ts2"));
+    const start = () => dedup.writeStream.format("console").start();
+    expect(start).toThrow(AnalysisError);
+    expect(start).toThrow(
+      'More than one event time columns are available for the deduplication: "ts1", "ts2". Please ensure there is at most one event time column per stream',
+    );
+    // With one of them cast, one event time is left: the query starts.
+    const oneTime = joined.select(col("id1"), col("ts1"), unix_seconds(col("ts2")).alias("ts2")).dropDuplicates();
+    return oneTime.writeStream.format("console").start().stop();
   });
 
   it("EventTime watermark should be ignored in batch query", async () => {
