@@ -1,7 +1,7 @@
 import type * as arrow from "apache-arrow";
 import { toRecordBatch } from "../batch/batch.js";
 import { batchToRows } from "../batch/rows.js";
-import { parseDuration } from "../config/duration.js";
+import { watermarkDelayMs } from "../config/watermark-delay.js";
 import { AnalysisError } from "../errors/errors.js";
 import { mapColumns, type Expr } from "../expr/ast.js";
 import { generatorIndex } from "../expr/generator.js";
@@ -158,10 +158,12 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
 
   /**
    * Declares `eventTime` as this stream's event time, and that data later than `delayThreshold`
-   * behind the latest event seen may be dropped (Spark's `withWatermark`).
+   * behind the latest event seen may be dropped (Spark's `withWatermark`). The delay is one of
+   * Spark's interval strings ("10 minutes", `interval '1 02:03:04' day to second`; a month counts
+   * as 31 days, a year as 12 months) or a number of milliseconds.
    */
   withWatermark(eventTime: TimestampColumn<S>, delayThreshold: string | number): DataFrame<S> {
-    const delayMs = parseDuration(delayThreshold, "withWatermark delayThreshold");
+    const delayMs = watermarkDelayMs(delayThreshold, eventTime);
     return this.derive({ kind: "watermark", input: this.plan, column: eventTime, delayMs });
   }
 

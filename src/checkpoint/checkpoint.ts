@@ -25,11 +25,18 @@ const offsetsEntrySchema = z.object({
   batchTimestampMs: epochMs,
   // Only the global watermark is logged, as in Spark: a restart does not restore the inputs' own
   // watermarks. Entries of older runs that list them still read (zod drops the extra field).
+  /**
+   * Settings the query keeps for the life of its checkpoint, by Spark's keys (Spark's
+   * OffsetSeqMetadata conf; runtime/relayed-conf.ts reads them). Absent in entries written
+   * before Sluice recorded any.
+   */
+  conf: z.record(z.string(), z.string()).optional(),
 });
 export interface OffsetsEntry {
   readonly sources: readonly Offset[];
   readonly batchWatermarkMs: number | null;
   readonly batchTimestampMs: number;
+  readonly conf?: Readonly<Record<string, string>>;
 }
 
 /** `commits/<batchId>`: written after the sink accepted the batch. */

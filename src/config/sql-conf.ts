@@ -7,6 +7,21 @@ const flag = (key: string) =>
   });
 
 const NO_DATA_MICRO_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled";
+const MULTIPLE_WATERMARK_POLICY = "spark.sql.streaming.multipleWatermarkPolicy";
+
+/** How the global watermark is chosen from the watermarks of several inputs. */
+export const WATERMARK_POLICIES = ["min", "max"] as const;
+export type WatermarkPolicy = (typeof WATERMARK_POLICIES)[number];
+
+/** Spark lower-cases the value before it checks it, so "MAX" is max. */
+export const watermarkPolicySchema = z
+  .string({ error: `${MULTIPLE_WATERMARK_POLICY} must be a string: valid values are 'min' and 'max'` })
+  .transform((s) => s.toLowerCase())
+  .pipe(
+    z.enum(WATERMARK_POLICIES, {
+      error: `invalid value for ${MULTIPLE_WATERMARK_POLICY}: valid values are 'min' and 'max' ("min", the default, moves the global watermark with the slowest input; "max" with the fastest)`,
+    }),
+  );
 
 const settings = {
   /**
@@ -15,6 +30,13 @@ const settings = {
    * next batch with data.
    */
   [NO_DATA_MICRO_BATCHES]: flag(NO_DATA_MICRO_BATCHES).default(true),
+  /**
+   * The global watermark of a query with several watermarked inputs: the minimum of theirs
+   * (Spark's default: no input's on-time rows are dropped) or the maximum (the watermark moves
+   * with the fastest input; rows of the slower ones may be dropped as late). A query keeps the
+   * policy it first ran with in its checkpoint (runtime/relayed-conf.ts).
+   */
+  [MULTIPLE_WATERMARK_POLICY]: watermarkPolicySchema.default("min"),
 };
 
 /** The Spark SQL settings Sluice reads, by Spark's keys; another key is refused, never ignored. */
@@ -33,4 +55,4 @@ export type SqlConfInput = z.input<typeof sqlConfSchema>;
 /** The settings a query runs with, read once when it starts (as Spark reads them). */
 export type SqlConf = Readonly<z.output<typeof sqlConfSchema>>;
 
-export { NO_DATA_MICRO_BATCHES };
+export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES };

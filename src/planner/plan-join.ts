@@ -1,6 +1,6 @@
 import { AnalysisError } from "../errors/errors.js";
 import { type Expr, mapColumns, referencedColumns, unalias } from "../expr/ast.js";
-import { carriesEventTime, eventTimeColumns } from "../plan/event-time-columns.js";
+import { carriesEventTime, eventTimeColumnOf, eventTimeColumns } from "../plan/event-time-columns.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { Field, Fields } from "../types/dtype.js";
@@ -61,8 +61,8 @@ export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number):
 
   const leftTimes = eventTimeColumns(p.left);
   const rightTimes = eventTimeColumns(p.right);
-  const leftTime = firstEventTime(leftFields, leftTimes);
-  const rightTime = firstEventTime(rightFields, rightTimes);
+  const leftTime = eventTimeColumnOf(p.left, "stream-stream join's left side");
+  const rightTime = eventTimeColumnOf(p.right, "stream-stream join's right side");
   const rightTimeInPair = rightTime === null ? null : pairName(rightFields.find((f) => f.name === rightTime)!);
 
   // A key that carries event time bounds both sides' state by that key (Spark uses the first such
@@ -134,11 +134,6 @@ function unpair(e: Expr, rightFields: Fields, pairName: (f: Field) => string): E
     const to = back.get(root);
     return to === undefined ? x : { kind: "col", name: to + x.name.slice(root.length) };
   });
-}
-
-/** A side's event-time column (Spark's first attribute with watermark metadata): late rows are judged by it. */
-function firstEventTime(fields: Fields, times: ReadonlySet<string>): string | null {
-  return fields.find((f) => times.has(f.name))?.name ?? null;
 }
 
 /**

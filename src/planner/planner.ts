@@ -2,7 +2,7 @@ import { AnalysisError, InternalError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { isStreamingPlan, planChildren } from "../plan/logical.js";
-import { eventTimeColumns } from "../plan/event-time-columns.js";
+import { eventTimeColumnOf, eventTimeColumns, refuseSeveralEventTimeColumns } from "../plan/event-time-columns.js";
 import type { SourceDesc } from "../sources/source-desc.js";
 import { planJoin } from "./plan-join.js";
 import { pruneColumns } from "../plan/prune-columns.js";
@@ -92,6 +92,8 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
     }
     case "aggregate": {
       const input = place(p.input, ctx);
+      // The aggregation's state is keyed by its grouping keys: those are what may carry event time.
+      refuseSeveralEventTimeColumns([...eventTimeColumns(p)], "aggregation");
       const { spec, preAggregate } = planAggregate(p, eventTimeColumns(p.input));
       const partial: OperatorSpec[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
       const final: StatefulOperatorSpec = { op: spec.window?.kind === "session" ? "sessionMerge" : "finalAggregate", operatorId: ctx.nextOperatorId++, spec };
@@ -231,8 +233,7 @@ function toOperatorSpec(p: LogicalPlan): OperatorSpec {
 
 function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanContext): OperatorSpec {
   const fields = schemaOf(p.input);
-  const times = eventTimeColumns(p.input);
-  const eventTime = fields.find((f) => times.has(f.name))?.name ?? null;
+  const eventTime = eventTimeColumnOf(p.input, "deduplication");
   const watermark = eventTime === null ? undefined : watermarkDelayOf(p.input, eventTime, ctx);
   const base = { op: "deduplicate" as const, operatorId: ctx.nextOperatorId++, keyColumns: p.columns, inputFields: fields };
   if (p.withinWatermark) {
@@ -248,7 +249,6 @@ function planDeduplicate(p: LogicalPlan & { kind: "deduplicate" }, ctx: PlanCont
 
 function planTransformWithState(p: LogicalPlan & { kind: "transformWithState" }, ctx: PlanContext): OperatorSpec {
   const fields = schemaOf(p.input);
-  const times = eventTimeColumns(p.input);
   let initialState: { tableId: string; keyColumns: readonly string[] } | null = null;
   if (p.initialState) {
     const tableId = `initial-state-${nextTableId++}`;
@@ -264,7 +264,7 @@ function planTransformWithState(p: LogicalPlan & { kind: "transformWithState" },
     outputFields: p.fields,
     timeMode: p.timeMode,
     outputMode: p.outputMode,
-    eventTimeColumn: fields.find((f) => times.has(f.name))?.name ?? null,
+    eventTimeColumn: eventTimeColumnOf(p.input, "transformWithState"),
     initialState,
   };
 }

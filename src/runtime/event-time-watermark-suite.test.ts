@@ -1,19 +1,26 @@
 import * as os from "node:os";
 import * as path from "node:path";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { DataFrame } from "../api/data-frame.js";
-import { col, count, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
+import { col, count, expr, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
+import { Session } from "../api/session.js";
 import { mergeStats } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
+import { MULTIPLE_WATERMARK_POLICY, type WatermarkPolicy } from "../config/sql-conf.js";
+import { AnalysisError, OptionError } from "../errors/errors.js";
 import { sessionsPerFile } from "../testing/fixtures.js";
 import {
   addData,
+  assertWatermark,
   checkAnswer,
+  checkLastBatch,
   checkNewAnswer,
   execute,
+  expectFailure,
+  multiAddData,
   startStream,
   stopStream,
   restartAfterEachInput,
@@ -64,6 +71,51 @@ const assertEventStats = (e: { min: number; max: number; avg: number; watermark:
     const withData = q.recentProgress.filter((p) => p.numInputRows > 0).at(-1);
     expect(withData?.eventTime).toEqual(e === "none" ? {} : { min: iso(e.min), max: iso(e.max), avg: iso(e.avg), watermark: iso(e.watermark) });
   });
+
+/** Spark's dfWithMultipleWatermarks: two inputs with watermarks 10 and 15 seconds behind, their event times in seconds. */
+function dfWithMultipleWatermarks(input1: MemoryStream<any>, input2: MemoryStream<any>) {
+  const timed = (input: MemoryStream<any>, delay: string) =>
+    input.toDF().withColumn("eventTime", timestamp_seconds(col("value"))).withWatermark("eventTime", delay);
+  return timed(input1, "10 seconds")
+    .union(timed(input2, "15 seconds"))
+    .select(unix_seconds(col("eventTime")).alias("eventTime"));
+}
+
+const eventTimes = (...seconds: number[]) => seconds.map((eventTime) => ({ eventTime }));
+
+/** Spark's checkWatermark: one more row for `input`, and the watermark the batch that read it ran with, in seconds. */
+const checkWatermark = (input: MemoryStream<any>, seconds: number): StreamAction[] => [add(input, 1), assertWatermark(seconds * 1000)];
+
+/** Spark's withSQLConf for the multiple-watermark policy: `fn` runs with it set, and it is unset afterwards. */
+async function withPolicy(session: Session, policy: WatermarkPolicy, fn: () => Promise<void>): Promise<void> {
+  session.conf.set(MULTIPLE_WATERMARK_POLICY, policy);
+  try {
+    await fn();
+  } finally {
+    session.conf.unset(MULTIPLE_WATERMARK_POLICY);
+  }
+}
+
+/** The settings the checkpoint's offsets log entry `batchId` records. */
+function loggedConf(checkpointLocation: string, batchId: number): Record<string, string> | undefined {
+  const text = readFileSync(path.join(checkpointLocation, "offsets", String(batchId)), "utf8");
+  return JSON.parse(text.slice(text.indexOf("\n") + 1)).conf;
+}
+
+/** Rewrites every offsets log entry of the checkpoint with `edit` applied to its JSON. */
+function rewriteOffsetsLog(checkpointLocation: string, edit: (entry: Record<string, unknown>) => void): void {
+  const dir = path.join(checkpointLocation, "offsets");
+  for (const name of readdirSync(dir).filter((f) => /^\d+$/.test(f))) {
+    const file = path.join(dir, name);
+    const text = readFileSync(file, "utf8");
+    const nl = text.indexOf("\n");
+    const entry = JSON.parse(text.slice(nl + 1));
+    edit(entry);
+    writeFileSync(file, `${text.slice(0, nl)}\n${JSON.stringify(entry)}\n`);
+  }
+}
+
+const tempCheckpoint = () => mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-policy-"));
 
 type Runner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
 
@@ -164,6 +216,31 @@ describe.each(cases)("Spark's EventTimeWatermarkSuite, $workers workers, restart
     );
   });
 
+  // A delay of "2 years 5 months" is 29 months of 31 days (Spark's getDelayMs): the watermark is
+  // 899 days behind the latest event, which the calendar puts 29 or 30 months back. Event times
+  // are now, as in Spark's test.
+  itOnce("delay in months and years handled correctly", async () => {
+    const session = sessionFor(workers);
+    const input = session.memoryStream(Value);
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    const monthsSinceEpoch = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
+    await run(
+      windowedCounts(input, "2 years 5 months"),
+      "append",
+      add(input, nowSeconds),
+      checkAnswer(),
+      add(input, nowSeconds),
+      checkAnswer(),
+      execute("the watermark is 29 months of 31 days behind the latest event", (q) => {
+        const stats = q.recentProgress.filter((p) => p.numInputRows > 0).at(-1)?.eventTime;
+        expect(stats?.max).toBe(iso(nowSeconds));
+        const watermark = new Date(stats?.watermark ?? NaN);
+        expect(watermark.getTime()).toBe(nowSeconds * 1000 - 29 * 31 * 86_400_000);
+        expect([29, 30]).toContain(monthsSinceEpoch(new Date(nowSeconds * 1000)) - monthsSinceEpoch(watermark));
+      }),
+    );
+  });
+
   // The query restarts on a checkpoint whose older commits were purged, into an empty sink (Spark
   // purges the commits before the last one and clears its memory sink): the last committed batch
   // is not run again, and the watermark carries over.
@@ -197,6 +274,142 @@ describe.each(cases)("Spark's EventTimeWatermarkSuite, $workers workers, restart
         // Watermark 30 s.
         add(input, 40),
         checkNewAnswer(row(25, 2)),
+      );
+    } finally {
+      rmSync(checkpointLocation, { recursive: true, force: true });
+    }
+  });
+
+  // With spark.sql.streaming.multipleWatermarkPolicy "max" the global watermark is the largest
+  // of the inputs' watermarks, so it moves when any one input moves; a restart keeps the policy.
+  itOnce("MultipleWatermarkPolicy: max", async () => {
+    const session = sessionFor(workers);
+    const input1 = session.memoryStream(Value);
+    const input2 = session.memoryStream(Value);
+    await withPolicy(session, "max", () =>
+      run(
+        dfWithMultipleWatermarks(input1, input2),
+        "append",
+        multiAddData([input1, values(20)], [input2, values(30)]),
+        checkLastBatch(...eventTimes(20, 30)),
+        ...checkWatermark(input1, 15), // max(20 - 10, 30 - 15)
+        stopStream(),
+        startStream(),
+        ...checkWatermark(input1, 15), // the watermark is restored
+        multiAddData([input1, values(120)], [input2, values(130)]),
+        checkLastBatch(...eventTimes(120, 130)),
+        ...checkWatermark(input1, 115), // max(120 - 10, 130 - 15): the policy is restored
+        add(input1, 150),
+        checkLastBatch(...eventTimes(150)),
+        ...checkWatermark(input1, 140), // moves with one input's data alone
+      ),
+    );
+  });
+
+  itOnce("MultipleWatermarkPolicy: min", async () => {
+    const session = sessionFor(workers);
+    const input1 = session.memoryStream(Value);
+    const input2 = session.memoryStream(Value);
+    await withPolicy(session, "min", () =>
+      run(
+        dfWithMultipleWatermarks(input1, input2),
+        "append",
+        multiAddData([input1, values(20)], [input2, values(30)]),
+        checkLastBatch(...eventTimes(20, 30)),
+        ...checkWatermark(input1, 10), // min(20 - 10, 30 - 15)
+        stopStream(),
+        startStream(),
+        ...checkWatermark(input1, 10), // the watermark is restored
+        multiAddData([input1, values(120)], [input2, values(130)]),
+        checkLastBatch(...eventTimes(120, 130)),
+        ...checkWatermark(input2, 110), // min(120 - 10, 130 - 15): the policy is restored
+        add(input2, 150),
+        checkLastBatch(...eventTimes(150)),
+        ...checkWatermark(input2, 110), // does not move with one input's data alone
+      ),
+    );
+  });
+
+  // The policy a query started with is in its offsets log (Spark's offset metadata conf); a
+  // restart on that checkpoint keeps it, whatever the session says now.
+  itOnce("MultipleWatermarkPolicy: recovery from checkpoints ignores session conf", async () => {
+    const session = sessionFor(workers);
+    const input1 = session.memoryStream(Value);
+    const input2 = session.memoryStream(Value);
+    const checkpointLocation = tempCheckpoint();
+    try {
+      await withPolicy(session, "max", () =>
+        testStream(dfWithMultipleWatermarks(input1, input2), "append", { checkpointLocation }).run(
+          multiAddData([input1, values(20)], [input2, values(30)]),
+          checkLastBatch(...eventTimes(20, 30)),
+          ...checkWatermark(input1, 15), // max(20 - 10, 30 - 15)
+        ),
+      );
+      expect(loggedConf(checkpointLocation, 0)).toEqual({ [MULTIPLE_WATERMARK_POLICY]: "max" });
+      await withPolicy(session, "min", () =>
+        testStream(dfWithMultipleWatermarks(input1, input2), "append", { checkpointLocation }).run(
+          ...checkWatermark(input1, 15), // the watermark is restored
+          multiAddData([input1, values(120)], [input2, values(130)]),
+          checkLastBatch(...eventTimes(120, 130)),
+          ...checkWatermark(input1, 115), // max(120 - 10, 130 - 15): the checkpoint's policy
+          add(input1, 150),
+          checkLastBatch(...eventTimes(150)),
+          ...checkWatermark(input1, 140), // moves with one input's data alone
+        ),
+      );
+      const entries = readdirSync(path.join(checkpointLocation, "offsets")).filter((f) => /^\d+$/.test(f));
+      for (const id of entries) expect(loggedConf(checkpointLocation, Number(id))).toEqual({ [MULTIPLE_WATERMARK_POLICY]: "max" });
+    } finally {
+      rmSync(checkpointLocation, { recursive: true, force: true });
+    }
+  });
+
+  // Spark's test restarts a Spark 2.3.1 checkpoint, written before the policy was logged. Sluice's
+  // counterpart: an offsets log that records no policy (written before Sluice had the setting,
+  // when the watermark was always the minimum) restarts with "min" even under a session's "max".
+  itOnce("MultipleWatermarkPolicy: recovery from checkpoints that record no policy ensures min policy", async () => {
+    const session = sessionFor(workers);
+    const input1 = session.memoryStream(Value);
+    const input2 = session.memoryStream(Value);
+    const checkpointLocation = tempCheckpoint();
+    try {
+      await testStream(dfWithMultipleWatermarks(input1, input2), "append", { checkpointLocation }).run(
+        multiAddData([input1, values(20)], [input2, values(30)]),
+        checkLastBatch(...eventTimes(20, 30)),
+        add(input1, 10),
+        checkLastBatch(...eventTimes(10)),
+      );
+      rewriteOffsetsLog(checkpointLocation, (entry) => delete entry.conf);
+      await withPolicy(session, "max", () =>
+        testStream(dfWithMultipleWatermarks(input1, input2), "append", { checkpointLocation }).run(
+          multiAddData([input1, values(120)], [input2, values(130)]),
+          checkLastBatch(...eventTimes(120, 130)),
+          ...checkWatermark(input2, 110), // min(120 - 10, 130 - 15), although the session says max
+          add(input2, 150),
+          checkLastBatch(...eventTimes(150)),
+          ...checkWatermark(input2, 110),
+        ),
+      );
+    } finally {
+      rmSync(checkpointLocation, { recursive: true, force: true });
+    }
+  });
+
+  itOnce("MultipleWatermarkPolicy: a checkpoint recording a policy that is not one stops the query, naming the file", async () => {
+    const session = sessionFor(workers);
+    const input1 = session.memoryStream(Value);
+    const input2 = session.memoryStream(Value);
+    const checkpointLocation = tempCheckpoint();
+    try {
+      const df = dfWithMultipleWatermarks(input1, input2);
+      await testStream(df, "append", { checkpointLocation }).run(add(input1, 20), checkLastBatch(...eventTimes(20)));
+      rewriteOffsetsLog(checkpointLocation, (entry) => {
+        entry.conf = { [MULTIPLE_WATERMARK_POLICY]: "median" };
+      });
+      await testStream(df, "append", { checkpointLocation }).run(
+        expectFailure(
+          `checkpoint file ${path.join(checkpointLocation, "offsets", "0")} is corrupt: it records ${MULTIPLE_WATERMARK_POLICY} "median", but valid values are 'min' and 'max'`,
+        ),
       );
     } finally {
       rmSync(checkpointLocation, { recursive: true, force: true });
@@ -290,21 +503,32 @@ describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or s
     expect(() => session().memoryStream(Value).toDF().withWatermark("value" as never, "1 minute")).toThrow(/"value".*int/);
   });
 
-  // Spark also refuses "-1 year", "1 year -13 months" and "1 month -40 days" as negative; Sluice
-  // refuses them too, but as durations it cannot read (it has no months or years: see the report
-  // of the ANSI interval scenario below).
   it("delay threshold should not be negative", () => {
-    expect(() => eventTimes().withWatermark("eventTime", "-10 seconds")).toThrow(/negative/);
+    for (const delay of ["-1 year", "1 year -13 months", "1 month -40 days", "-10 seconds"]) {
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(OptionError);
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow("should not be negative");
+    }
   });
 
-  // SPARK-35815: the delay is an interval in Spark's forms, with or without the INTERVAL keyword.
+  // SPARK-35815: the delay is an interval in any of Spark's forms: a unit list with or without the
+  // INTERVAL keyword, quoted values, and the ANSI unit-to-unit forms; a month counts 31 days and a
+  // year 12 months. Spark runs this with spark.sql.legacy.interval.enabled true and false, which
+  // give the same delays; Sluice has no such setting.
+  const MS_PER_DAY = 86_400_000;
+  const DAYS_PER_MONTH = 31;
   it.each([
-    [["3 days", "Interval 3 day"], 3 * 86_400_000],
-    [[" 5 hours", "INTERVAL 5 hour"], 5 * 3_600_000],
-    [["\t8 minutes", "interval 8 minute"], 8 * 60_000],
-    [["10 seconds", "interval 10 second"], 10_000],
-    [["1 day 2 hours 3 minutes 4 seconds", " interval 1 day 2 hours 3 minutes 4 seconds"], 86_400_000 + 2 * 3_600_000 + 3 * 60_000 + 4000],
-  ] as const)("delay thresholds %j are %i ms (SPARK-35815)", (variants, ms) => {
+    [["3 days", "Interval 3 day", "inTerval '3' day"], 3 * MS_PER_DAY],
+    [[" 5 hours", "INTERVAL 5 hour", "interval '5' hour"], 5 * 3_600_000],
+    [["\t8 minutes", "interval 8 minute", "interval '8' minute"], 8 * 60_000],
+    [["10 seconds", "interval 10 second", "interval '10' second"], 10_000],
+    [["1 years", "interval 1 year", "interval '1' year"], 12 * DAYS_PER_MONTH * MS_PER_DAY],
+    [["1 months", "interval 1 month", "interval '1' month"], DAYS_PER_MONTH * MS_PER_DAY],
+    [
+      ["1 day 2 hours 3 minutes 4 seconds", " interval 1 day 2 hours 3 minutes 4 seconds", "\tinterval '1' day '2' hours '3' minutes '4' seconds", "interval '1 2:3:4' day to second"],
+      MS_PER_DAY + 2 * 3_600_000 + 3 * 60_000 + 4000,
+    ],
+    [[" 1 year 2 months", "interval 1 year 2 month", "interval '1' year '2' month", "\tinterval '1-2' year to month"], (12 + 2) * DAYS_PER_MONTH * MS_PER_DAY],
+  ] as const)("SPARK-35815: Support ANSI intervals for delay threshold: %j are %i ms", (variants, ms) => {
     for (const delay of variants) {
       const plan = eventTimes().withWatermark("eventTime", delay).plan;
       expect(plan).toMatchObject({ kind: "watermark", column: "eventTime", delayMs: ms });
@@ -312,9 +536,10 @@ describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or s
   });
 
   it.each(["1 foo", "interva 2 day", "intrval '3' day", "interval 4 foo", "interval '5' foo", "interval '1 2:3:4' day to hour", "interval '1 2' year to month"])(
-    "invalid delay threshold %j is refused (SPARK-35815)",
+    "SPARK-35815: invalid delay threshold %j is refused",
     (delay) => {
-      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(/cannot parse/);
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(AnalysisError);
+      expect(() => eventTimes().withWatermark("eventTime", delay)).toThrow(`withWatermark("eventTime", ${JSON.stringify(delay)}): cannot parse`);
     },
   );
 
@@ -334,6 +559,48 @@ describe("Spark's EventTimeWatermarkSuite: checks when the query is defined or s
         .writeStream.format("console")
         .start();
     expect(start).toThrow(/Redefining watermark is disallowed/);
+  });
+
+  // A stream-stream join's output carries the event time of both of its sides, so a stateful
+  // operator after it could evict by either watermark. Spark fails the query in its first batch;
+  // Sluice refuses it at start(). (Spark's compatibility mode, which takes the first such column,
+  // needs spark.sql.streaming.statefulOperator.allowMultiple=false, which Sluice does not have.)
+  it("multiple event time columns in an input DataFrame for stateful operator is not allowed", () => {
+    const Pair = z.object({ _1: z.string(), _2: z.int() });
+    const input1 = session().memoryStream(Pair);
+    const input2 = session().memoryStream(Pair);
+    const df1 = input1
+      .toDF()
+      .select(col("_1").alias("id1"), timestamp_seconds(col("_2")).alias("ts1"))
+      .withWatermark("ts1", "1 minute");
+    const df2 = input2
+      .toDF()
+      .select(col("_1").alias("id2"), timestamp_seconds(col("_2")).alias("ts2"))
+      .withWatermark("ts2", "2 minutes");
+    const joined = df1.join(df2, expr("id1 = id2 AND ts1 = ts2 + INTERVAL 10 SECONDS") as never, "inner").select("id1", "ts1", "ts2");
+    const dedup = joined.dropDuplicates().select(col("id1"), unix_seconds(col("ts1")).alias("ts1"), unix_seconds(col("ts2")).alias("ts2"));
+    const start = () => dedup.writeStream.format("console").start();
+    expect(start).toThrow(AnalysisError);
+    expect(start).toThrow(
+      'More than one event time columns are available for the deduplication: "ts1", "ts2". Please ensure there is at most one event time column per stream',
+    );
+    // With one of them cast, one event time is left: the query starts.
+    const oneTime = joined.select(col("id1"), col("ts1"), unix_seconds(col("ts2")).alias("ts2")).dropDuplicates();
+    return oneTime.writeStream.format("console").start().stop();
+  });
+
+  it("MultipleWatermarkPolicy: fail on incorrect conf values", () => {
+    for (const value of ["", "random"]) {
+      const expected = `option "${MULTIPLE_WATERMARK_POLICY}": invalid value for ${MULTIPLE_WATERMARK_POLICY}: valid values are 'min' and 'max'`;
+      expect(() => session().conf.set(MULTIPLE_WATERMARK_POLICY, value)).toThrow(OptionError);
+      expect(() => session().conf.set(MULTIPLE_WATERMARK_POLICY, value)).toThrow(`conf.set: ${expected}`);
+      expect(() => new Session({ workers: 0, conf: { [MULTIPLE_WATERMARK_POLICY]: value } })).toThrow(`Session: option "conf.${MULTIPLE_WATERMARK_POLICY}": invalid value`);
+    }
+    expect(session().conf.get(MULTIPLE_WATERMARK_POLICY)).toBe("min");
+    // Spark lower-cases the value first.
+    session().conf.set(MULTIPLE_WATERMARK_POLICY, "MAX");
+    expect(session().conf.get(MULTIPLE_WATERMARK_POLICY)).toBe("max");
+    session().conf.unset(MULTIPLE_WATERMARK_POLICY);
   });
 
   it("EventTime watermark should be ignored in batch query", async () => {

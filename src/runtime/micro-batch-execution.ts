@@ -1,6 +1,7 @@
 import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
 import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import type { OutputMode, Trigger } from "../config/options.js";
+import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
 import { ConcurrentModificationError, SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
@@ -15,6 +16,7 @@ import { DriverStage, processorTaskRunner } from "./driver-stage.js";
 import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
+import type { RelayedConf } from "./relayed-conf.js";
 import { populateStartOffsets } from "./start-offsets.js";
 import { type Clock, systemClock } from "./clock.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
@@ -31,6 +33,8 @@ export interface ExecutionDeps {
   readonly trigger: Trigger;
   /** spark.sql.streaming.noDataMicroBatches.enabled, as the session had it when the query started. */
   readonly noDataMicroBatches: boolean;
+  /** The settings a new checkpoint keeps (the session's when the query started); an existing checkpoint's own prevail. */
+  readonly relayedConf: RelayedConf;
   readonly checkpoint: Checkpoint;
   /** Held by this run; checked before every log write, so two runs never both write a batch. */
   readonly lock: CheckpointLock;
@@ -87,6 +91,8 @@ export class MicroBatchExecution {
   private nextBatchId = 0;
   private committed: readonly Offset[] = [];
   private tracker: WatermarkTracker;
+  /** Recorded in every offsets entry: the settings the checkpoint keeps (runtime/relayed-conf.ts). */
+  private relayedConf: RelayedConf;
   private pending: OffsetsEntry | null = null;
   /** The watermark the last batch ran with: the next batch judges late rows by it. */
   private previousBatchWatermarkMs: number | null = null;
@@ -99,7 +105,8 @@ export class MicroBatchExecution {
     this.now = () => this.clock.now();
     this.policy = triggerPolicy(deps.trigger);
     this.noDataBatches = deps.noDataMicroBatches && operatorsWantNoDataBatches(deps.plan, deps.outputMode);
-    this.tracker = new WatermarkTracker(deps.plan.watermarks);
+    this.relayedConf = deps.relayedConf;
+    this.tracker = new WatermarkTracker(deps.plan.watermarks, deps.relayedConf[MULTIPLE_WATERMARK_POLICY]);
   }
 
   get status(): StreamingQueryStatus {
@@ -142,10 +149,11 @@ export class MicroBatchExecution {
     try {
       const { deps } = this;
       await deps.sink.open?.({ queryId: deps.id, checkpointLocation: deps.checkpoint.root, outputMode: deps.outputMode });
-      const start = await populateStartOffsets(deps.checkpoint, deps.sources, deps.plan);
+      const start = await populateStartOffsets(deps.checkpoint, deps.sources, deps.plan, deps.relayedConf);
       this.nextBatchId = start.nextBatchId;
       this.committed = start.committed;
       this.tracker = start.tracker;
+      this.relayedConf = start.conf;
       this.pending = start.pending;
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
       this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
@@ -215,6 +223,7 @@ export class MicroBatchExecution {
       sources: latest,
       batchWatermarkMs: this.tracker.current,
       batchTimestampMs: triggerStart,
+      conf: this.relayedConf,
     };
     const t1 = this.now();
     await this.addLogEntry(checkpoint.offsets, batchId, entry);

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
+import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import { CheckpointError } from "../errors/errors.js";
 import type { PhysicalPlan } from "../planner/physical.js";
 import type { Offset, StreamSource } from "../sources/source.js";
+import { type RelayedConf, restoreRelayedConf } from "./relayed-conf.js";
 import { WatermarkTracker } from "./watermark-tracker.js";
 
 /** Where a run starts, as the checkpoint says (Spark's populateStartOffsets). */
@@ -11,6 +13,8 @@ export interface StartPoint {
   /** End offsets of the last committed batch: where the next batch starts. */
   readonly committed: readonly Offset[];
   readonly tracker: WatermarkTracker;
+  /** The settings the checkpoint keeps (its latest offsets entry's, or the session's for a new one): every offsets entry records them. */
+  readonly conf: RelayedConf;
   /** Batch `nextBatchId` was planned (its offsets logged) but not committed: re-run it as logged. */
   readonly pending: OffsetsEntry | null;
   /**
@@ -25,9 +29,15 @@ export interface StartPoint {
  * commits/N exists it is done and the query goes on with N + 1; otherwise N is re-run with
  * exactly its logged offsets, starting from offsets/N-1. Batches before N need no commit to be
  * believed done: offsets/N is written only after batch N-1 committed, so a missing older commit
- * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read.
+ * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read. The
+ * settings a checkpoint keeps come from entry N too; `sessionConf` applies to a new checkpoint only.
  */
-export async function populateStartOffsets(checkpoint: Checkpoint, sources: readonly StreamSource[], plan: PhysicalPlan): Promise<StartPoint> {
+export async function populateStartOffsets(
+  checkpoint: Checkpoint,
+  sources: readonly StreamSource[],
+  plan: PhysicalPlan,
+  sessionConf: RelayedConf,
+): Promise<StartPoint> {
   const lastOffsets = await checkpoint.offsets.latest();
   const lastCommit = await checkpoint.commits.latest();
   if (lastCommit && (!lastOffsets || lastCommit.batchId > lastOffsets.batchId)) {
@@ -38,9 +48,12 @@ export async function populateStartOffsets(checkpoint: Checkpoint, sources: read
   }
   if (!lastOffsets) {
     const committed = await Promise.all(sources.map((s) => s.initialOffset()));
-    return { nextBatchId: 0, committed, tracker: new WatermarkTracker(plan.watermarks), pending: null, previousBatchWatermarkMs: null };
+    const tracker = new WatermarkTracker(plan.watermarks, sessionConf[MULTIPLE_WATERMARK_POLICY]);
+    return { nextBatchId: 0, committed, tracker, conf: sessionConf, pending: null, previousBatchWatermarkMs: null };
   }
   const n = lastOffsets.batchId;
+  const conf = restoreRelayedConf(lastOffsets.value.conf, checkpoint.offsets.fileOf(n));
+  const policy = conf[MULTIPLE_WATERMARK_POLICY];
   const done = lastCommit?.batchId === n;
   const previous = n > 0 ? await logged(checkpoint, sources, n - 1) : null;
   const latest = checkOffsets(checkpoint, sources, n, lastOffsets.value);
@@ -49,14 +62,15 @@ export async function populateStartOffsets(checkpoint: Checkpoint, sources: read
     return {
       nextBatchId: n + 1,
       committed: latest.sources,
-      tracker: new WatermarkTracker(plan.watermarks, maxWatermark(latest.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs)),
+      tracker: new WatermarkTracker(plan.watermarks, policy, maxWatermark(latest.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs)),
+      conf,
       pending: null,
       previousBatchWatermarkMs: latest.batchWatermarkMs,
     };
   }
   const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
-  const tracker = new WatermarkTracker(plan.watermarks, latest.batchWatermarkMs);
-  return { nextBatchId: n, committed, tracker, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null };
+  const tracker = new WatermarkTracker(plan.watermarks, policy, latest.batchWatermarkMs);
+  return { nextBatchId: n, committed, tracker, conf, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null };
 }
 
 async function logged(checkpoint: Checkpoint, sources: readonly StreamSource[], batchId: number): Promise<OffsetsEntry> {

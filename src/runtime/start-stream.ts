@@ -19,6 +19,7 @@ import { prepareQuery } from "./query-preparation.js";
 import { checkRegistryDecoding } from "./registry-preparation.js";
 import type { EngineContext } from "./engine-context.js";
 import { MicroBatchExecution } from "./micro-batch-execution.js";
+import { relayedConfOf } from "./relayed-conf.js";
 import { buildStaticTables } from "./static-execution.js";
 import { StreamingQuery } from "./streaming-query.js";
 import type { WriterConfig } from "./writer-config.js";
@@ -49,6 +50,8 @@ export function statefulNames(plan: PhysicalPlan): string[] {
  */
 export function startStream(engine: EngineContext, plan: LogicalPlan, config: WriterConfig): StreamingQuery {
   const physical = planPhysical(plan);
+  // The session's settings as the query starts (Spark reads them then); the run's own come from its checkpoint.
+  const relayedConf = relayedConfOf(engine.conf);
   checkStreamingQuery(physical, config.outputMode);
   checkRegistryDecoding(physical);
   for (const p of physical.inputs) {
@@ -93,6 +96,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
         outputMode: config.outputMode,
         trigger: config.trigger,
         noDataMicroBatches: engine.conf[NO_DATA_MICRO_BATCHES],
+        relayedConf,
         checkpoint,
         lock,
         pool: engine.pool,

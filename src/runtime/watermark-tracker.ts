@@ -1,17 +1,27 @@
 import type { WatermarkSpec } from "../planner/physical.js";
 import type { EventTimeStats } from "../batch/task-metrics.js";
+import type { WatermarkPolicy } from "../config/sql-conf.js";
+
+/** Spark's MultipleWatermarkPolicy: how the global watermark is chosen from the inputs' watermarks. */
+const CHOOSE: Readonly<Record<WatermarkPolicy, (watermarks: readonly number[]) => number>> = {
+  // The safe default: the global watermark moves only when every input's has, so no input's
+  // on-time rows are dropped or evicted because another input runs ahead.
+  min: (ws) => Math.min(...ws),
+  // The global watermark moves with the fastest input; rows of a slower one may be dropped as late.
+  max: (ws) => Math.max(...ws),
+};
 
 /**
  * Event-time watermarks, as Spark's WatermarkTracker computes them: for each `withWatermark`, the
  * maximum event time seen minus its delay, never moving back; the query's (global) watermark is
- * the minimum over inputs (the safe choice: no input's on-time data is dropped), an input without
- * data yet counting as 0. The global watermark starts at 0 and only moves forward, so it is never
- * negative, even when the first events are within the delay of the epoch. A batch uses the
- * watermark computed after the previous batch.
+ * the minimum over inputs, or the maximum under spark.sql.streaming.multipleWatermarkPolicy
+ * "max", an input without data yet counting as 0. The global watermark starts at 0 and only moves
+ * forward, so it is never negative, even when the first events are within the delay of the
+ * epoch. A batch uses the watermark computed after the previous batch.
  *
  * Only the global watermark outlives a run (it is in the offsets and commits logs): a restarted
  * query starts its inputs afresh, so an input that was ahead of the global watermark must get
- * past it again before it moves (as in Spark).
+ * past it again before it moves (as in Spark). The policy outlives it too (runtime/relayed-conf.ts).
  */
 export class WatermarkTracker {
   private readonly perInput: (number | null)[];
@@ -19,6 +29,7 @@ export class WatermarkTracker {
 
   constructor(
     private readonly specs: readonly WatermarkSpec[],
+    private readonly policy: WatermarkPolicy,
     restoredGlobal: number | null = null,
   ) {
     this.perInput = specs.map(() => null);
@@ -39,7 +50,7 @@ export class WatermarkTracker {
       const prev = this.perInput[i] ?? null;
       if (prev === null || candidate > prev) this.perInput[i] = candidate;
     });
-    const chosen = Math.min(...this.perInput.map((w) => w ?? 0));
+    const chosen = CHOOSE[this.policy](this.perInput.map((w) => w ?? 0));
     if (chosen <= this.global) return false;
     this.global = chosen;
     return true;
