@@ -49,7 +49,8 @@ export async function runProcessorTask(task: ProcessorTask): Promise<ProcessorTa
 /** The rows a task carries, and what the processor wrote over them. */
 class TaskRows implements ProcessorRowStore {
   private readonly rows = new Map<string, Map<string, Uint8Array>>();
-  private readonly written = new Map<string, RowWrite>();
+  /** The last write of each row, by key and name. */
+  private readonly written = new Map<string, Map<string, RowWrite>>();
 
   constructor(keys: readonly KeyWork[]) {
     for (const k of keys) this.rows.set(k.key, new Map(k.state));
@@ -64,11 +65,13 @@ class TaskRows implements ProcessorRowStore {
     if (byName === undefined) this.rows.set(key, (byName = new Map()));
     if (bytes === null) byName.delete(name);
     else byName.set(name, bytes);
-    this.written.set(JSON.stringify([name, key]), [name, key, bytes, expiresAt, timer]);
+    let writes = this.written.get(key);
+    if (writes === undefined) this.written.set(key, (writes = new Map()));
+    writes.set(name, [name, key, bytes, expiresAt, timer]);
   }
 
   writes(): RowWrite[] {
-    return [...this.written.values()];
+    return [...this.written.values()].flatMap((byName) => [...byName.values()]);
   }
 }
 

@@ -39,24 +39,24 @@ export class ProcessorStateTable implements ProcessorRowStore {
   }
 
   read(name: string, key: string): Uint8Array | undefined {
-    const slot = this.table.get(encodeRowKey(name, key));
+    const slot = this.table.get(rowKey.words, 0, rowKey.encode(name, key));
     if (slot < 0) return undefined;
     const col = this.table.bytes(VALUE);
     return col.arena.subarray(col.starts[slot]!, col.ends[slot]!);
   }
 
   write(name: string, key: string, bytes: Uint8Array | null, expiresAt: number | null, timer: number | null): void {
-    const words = encodeRowKey(name, key);
     const index = this.index();
+    const n = rowKey.encode(name, key);
     if (bytes === null) {
-      const slot = this.table.get(words);
+      const slot = this.table.get(rowKey.words, 0, n);
       if (slot >= 0) this.table.remove(slot);
       const names = index.get(key);
       names?.delete(name);
       if (names?.size === 0) index.delete(key);
       return;
     }
-    const slot = this.table.put(words);
+    const slot = this.table.put(rowKey.words, 0, n);
     this.table.bytes(VALUE).set(slot, bytes, 0, bytes.length);
     setOrClear(this.table, EXPIRES_AT, slot, expiresAt);
     setOrClear(this.table, TIMER, slot, timer);
@@ -135,14 +135,33 @@ function setOrClear(table: StateTable, col: number, slot: number, value: number 
   else c.set(slot, value);
 }
 
-/** `[name, key]` (the key's canonical text) as table key words: the byte length, then the UTF-8 bytes. */
-function encodeRowKey(name: string, key: string): Int32Array {
-  const text = Buffer.from(JSON.stringify([name, key]), "utf8");
-  const words = new Int32Array(1 + Math.ceil(text.length / 4));
-  words[0] = text.length;
-  new Uint8Array(words.buffer, 4).set(text);
-  return words;
+/**
+ * `[name, key]` (the key's canonical text) as table key words: the byte length, then the UTF-8
+ * bytes of its JSON text, zero-padded to a whole word. Written into one scratch buffer, since the
+ * table copies a key it stores and every lookup uses it at once: a row key costs no allocation.
+ */
+class RowKeyWords {
+  words = new Int32Array(256);
+  private bytes = new Uint8Array(this.words.buffer, 4);
+  private readonly utf8 = new TextEncoder();
+
+  /** Encodes the key into `words`; returns how many words it takes. */
+  encode(name: string, key: string): number {
+    const text = JSON.stringify([name, key]);
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    if (this.bytes.length < text.length * 3 + 4) {
+      this.words = new Int32Array(Math.ceil((text.length * 3 + 8) / 4) * 2);
+      this.bytes = new Uint8Array(this.words.buffer, 4);
+    }
+    const { written } = this.utf8.encodeInto(text, this.bytes);
+    const n = 1 + Math.ceil(written / 4);
+    this.bytes.fill(0, written, (n - 1) * 4);
+    this.words[0] = written;
+    return n;
+  }
 }
+
+const rowKey = new RowKeyWords();
 
 function decodeRowKey(words: Int32Array): [name: string, key: string] {
   const text = Buffer.from(words.buffer, words.byteOffset + 4, words[0]!).toString("utf8");
