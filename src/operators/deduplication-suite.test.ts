@@ -6,8 +6,7 @@ import { z } from "zod";
 import type { DataFrame } from "../api/data-frame.js";
 import { col, count, sum, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
-import type { OutputMode } from "../config/options.js";
-import { sessionsPerFile } from "../testing/fixtures.js";
+import { itWithoutRestarts, sessionsPerFile, SUITE_CASES, suiteRunner } from "../testing/fixtures.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
 import {
   addData,
@@ -16,8 +15,6 @@ import {
   checkLastBatch,
   checkNewAnswer,
   execute,
-  restartAfterEachInput,
-  testStream,
   type StreamAction,
 } from "../testing/stream-test.js";
 
@@ -45,14 +42,6 @@ const seconds = (...vs: number[]) => vs.map((eventTime) => ({ eventTime }));
 const sessionFor = sessionsPerFile("dedup-suite");
 const sessionPerSuite = (workers: number) => () => sessionFor(workers);
 
-type Runner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
-
-function runner(restartEachStep: boolean): Runner {
-  return (df, mode, ...actions) => {
-    return testStream(df, mode).run(...(restartEachStep ? restartAfterEachInput(actions) : actions));
-  };
-}
-
 /** Spark's event-time dedup input: `value` as event time, watermark 10 s behind, all columns deduplicated. */
 function dedupWithWatermark(input: MemoryStream<any>, within = false) {
   const df = input.toDF().withColumn("eventTime", timestamp_seconds(col("value"))).withWatermark("eventTime", "10 seconds");
@@ -78,18 +67,11 @@ function removedTracker() {
     });
 }
 
-const cases = [
-  { workers: 0, restart: false },
-  { workers: 2, restart: false },
-  { workers: 0, restart: true },
-  { workers: 2, restart: true },
-] as const;
-
-describe.each(cases)("streaming deduplication (Spark's StreamingDeduplicationSuite), $workers workers, restart after each step: $restart", ({ workers, restart }) => {
-  const run = runner(restart);
+describe.each(SUITE_CASES)("streaming deduplication (Spark's StreamingDeduplicationSuite), $workers workers, restart after each step: $restart", ({ workers, restart }) => {
+  const run = suiteRunner(restart);
   const suiteSession = sessionPerSuite(workers);
   /** Scenarios that read one run's progress or need one uninterrupted run run without restarts only. */
-  const itOnce = restart ? (Object.assign(() => undefined, { each: () => () => undefined }) as unknown as typeof it) : it;
+  const itOnce = itWithoutRestarts(restart);
 
   it("deduplicate with all columns", () =>
     (async () => {
@@ -417,8 +399,8 @@ describe.each(cases)("streaming deduplication (Spark's StreamingDeduplicationSui
     })());
 });
 
-describe.each(cases)("deduplication within watermark (Spark's StreamingDeduplicationWithinWatermarkSuite), $workers workers, restart after each step: $restart", ({ workers, restart }) => {
-  const run = runner(restart);
+describe.each(SUITE_CASES)("deduplication within watermark (Spark's StreamingDeduplicationWithinWatermarkSuite), $workers workers, restart after each step: $restart", ({ workers, restart }) => {
+  const run = suiteRunner(restart);
   const suiteSession = sessionPerSuite(workers);
 
   /** Spark's `(String, Int)` input with `_2` as event time, deduplicated on `_1` within a watermark of `delay`. */
