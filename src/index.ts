@@ -120,6 +120,7 @@ export {
   MalformedRecordError,
   CheckpointError,
   ConcurrentModificationError,
+  StateSchemaError,
   InternalError,
   NumericRangeError,
   SchemaRegistryError,
