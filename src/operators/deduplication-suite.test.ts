@@ -5,8 +5,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { DataFrame } from "../api/data-frame.js";
 import { col, timestamp_seconds, unix_seconds } from "../api/functions.js";
+import type { MemoryStream } from "../api/memory-stream.js";
 import type { Session } from "../api/session.js";
+import { StateSchemaError } from "../errors/errors.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
+import type { SchemaOfZod } from "../schema/zod-schema.js";
 import { itWithoutRestarts, sessionsPerFile, SUITE_CASES, suiteRunner } from "../testing/fixtures.js";
 import { buildScenario, type StreamScenario } from "../testing/scenario.js";
 import {
@@ -18,9 +21,11 @@ import {
   StrInt,
   tenToFifteenFiveTimes,
   values,
+  withinOnFirst,
   withinWatermarkScenarios,
 } from "../testing/scenarios/deduplication.js";
-import { addData, assertNumStateRows, checkAnswer, checkLastBatch, checkNewAnswer, execute, type StreamAction } from "../testing/stream-test.js";
+import { addData, assertNumStateRows, checkAnswer, checkLastBatch, checkNewAnswer, execute, testStream, type StreamAction } from "../testing/stream-test.js";
+import { tempDir } from "../testing/temp-dir.js";
 
 /**
  * Spark's StreamingDeduplicationSuite and StreamingDeduplicationWithinWatermarkSuite on their own
@@ -31,7 +36,8 @@ import { addData, assertNumStateRows, checkAnswer, checkLastBatch, checkNewAnswe
  * The scenarios of src/testing/scenarios/deduplication.ts also run stopped and restarted after
  * every step that adds data (the restarted query reads its state back from the checkpoint and must
  * give the same rows), and deduplication.new-process.test.ts runs them with each start in a new
- * process; those written here, with `itOnce`, need one uninterrupted run.
+ * process; those written here, with `itOnce`, need one uninterrupted run or restart on their own
+ * (SPARK-39650: a query restarted on another input).
  */
 
 const sessionFor = sessionsPerFile("dedup-suite");
@@ -71,6 +77,40 @@ function scenarioTests(scenarios: readonly StreamScenario[], suiteSession: () =>
 function dedupWithWatermark(session: Session) {
   const { inputs, df } = dedupOnEventTime(session, false);
   return { input: inputs[0]!, df };
+}
+
+/** Spark's `(String, Int, String)` input of the SPARK-39650 tests: `(String, Int)` with a column `_3` more. */
+const StrIntStr = z.object({ _1: z.string(), _2: z.int(), _3: z.string() });
+const triples = (...ts: [string, number, string][]) => ts.map(([_1, _2, _3]) => ({ _1, _2, _3 }));
+
+/**
+ * SPARK-39650: a deduplication on `_1` runs on a checkpoint, then `restart` starts another query on
+ * it, on an input that gained a column `_3`. As in Spark's tests, that input first gets the two
+ * blocks of rows the checkpoint's batches read (with `_3` "dummy"), so that its offsets are the
+ * checkpoint's; the restarted query reads what is added after.
+ */
+async function restartOnWiderInput(
+  session: Session,
+  first: { readonly df: DataFrame<any>; readonly actions: readonly StreamAction[] },
+  restart: (input: MemoryStream<SchemaOfZod<typeof StrIntStr>>, checkpointLocation: string) => Promise<void>,
+): Promise<void> {
+  const checkpoint = tempDir("sluice-spark-39650-");
+  try {
+    await testStream(first.df, "append", { checkpointLocation: checkpoint.dir }).run(...first.actions);
+    const input = session.memoryStream(StrIntStr);
+    input.addData(...triples(["a", 1, "dummy"]));
+    input.addData(...triples(["a", 2, "dummy"], ["b", 3, "dummy"]));
+    await restart(input, checkpoint.dir);
+  } finally {
+    checkpoint.remove();
+  }
+}
+
+/** Spark's first query of the SPARK-39650 tests: `(String, Int)` deduplicated on `_1`, two batches. */
+function dedupOnFirstTwoBatches(session: Session) {
+  const input = session.memoryStream(StrInt);
+  const actions = [addData(input, ...pairs(["a", 1])), checkLastBatch(...pairs(["a", 1])), addData(input, ...pairs(["a", 2], ["b", 3])), checkLastBatch(...pairs(["b", 3]))];
+  return { df: input.toDF().dropDuplicates("_1"), actions };
 }
 
 describe.each(SUITE_CASES)("streaming deduplication (Spark's StreamingDeduplicationSuite), $workers workers, restart after each step: $restart", ({ workers, restart }) => {
@@ -212,11 +252,71 @@ describe.each(SUITE_CASES)("streaming deduplication (Spark's StreamingDeduplicat
       } finally {
         session.conf.unset("spark.sql.streaming.noDataMicroBatches.enabled");
       }
-    })());});
+    })());
+
+  // SPARK-39650: the state is the `_1` keys alone, so the input may gain a column; of the new
+  // block's rows only the key the state has not seen comes out.
+  itOnce("duplicate with specific keys should allow input to change schema (SPARK-39650)", () =>
+    (async () => {
+      const session = suiteSession();
+      await restartOnWiderInput(session, dedupOnFirstTwoBatches(session), (wider, checkpointLocation) =>
+        testStream(wider.toDF().dropDuplicates("_1"), "append", { checkpointLocation }).run(
+          addData(wider, ...triples(["a", 5, "a"], ["b", 2, "b"], ["c", 9, "c"])),
+          checkLastBatch(...triples(["c", 9, "c"])),
+        ),
+      );
+    })());
+
+  // SPARK-39650 again: deduplicating on (_1, _2) instead changes the state's keys, so the restart is
+  // refused. (Spark's test restarts a checkpoint Spark 3.3 or 3.5 wrote; this one Sluice wrote.)
+  itOnce("recovery from checkpoint with changes on key schema are not allowed (SPARK-39650)", () =>
+    (async () => {
+      const session = suiteSession();
+      await restartOnWiderInput(session, dedupOnFirstTwoBatches(session), async (wider, checkpointLocation) => {
+        const restarted = testStream(wider.toDF().dropDuplicates("_1", "_2"), "append", { checkpointLocation }).run(
+          addData(wider, ...triples(["a", 5, "a"], ["b", 2, "b"], ["c", 9, "c"])),
+          checkLastBatch(...triples(["a", 5, "a"], ["b", 2, "b"], ["c", 9, "c"])),
+        );
+        const refused = await restarted.then(
+          () => null,
+          (e: Error) => e.cause,
+        );
+        expect(refused).toBeInstanceOf(StateSchemaError);
+        expect((refused as Error).message).toContain(
+          "stateful operator 0 (dedupe): its key columns were [_1: string] and are [_1: string, _2: int64]: 2 column(s) where the state has 1.",
+        );
+      });
+    })());
+});
 
 describe.each(SUITE_CASES)("deduplication within watermark (Spark's StreamingDeduplicationWithinWatermarkSuite), $workers workers, restart after each step: $restart", ({ workers, restart }) => {
   const suiteSession = sessionPerSuite(workers);
+  const itOnce = itWithoutRestarts(restart);
+
   scenarioTests(withinWatermarkScenarios, suiteSession, restart);
+
+  // SPARK-39650: the state is the `_1` keys (and when each may be forgotten), so the input may gain
+  // a column, which the restarted query also selects.
+  itOnce("duplicate with specific keys should allow input to change schema (SPARK-39650)", () =>
+    (async () => {
+      const session = suiteSession();
+      const { inputs, df } = withinOnFirst(session, "10 seconds");
+      const input = inputs[0]!;
+      const keyed = (_1: string, eventTime: number) => ({ _1, eventTime });
+      const first = { df, actions: [addData(input, ...pairs(["a", 1])), checkNewAnswer(keyed("a", 1)), addData(input, ...pairs(["a", 2], ["b", 3])), checkNewAnswer(keyed("b", 3))] };
+      await restartOnWiderInput(session, first, (wider, checkpointLocation) => {
+        const restarted = wider
+          .toDF()
+          .withColumn("eventTime", timestamp_seconds(col("_2")))
+          .withWatermark("eventTime", "10 seconds")
+          .dropDuplicatesWithinWatermark("_1")
+          .select(col("_1"), unix_seconds(col("eventTime")).alias("eventTime"), col("_3"));
+        return testStream(restarted, "append", { checkpointLocation }).run(
+          addData(wider, ...triples(["a", 5, "a"], ["b", 2, "b"], ["c", 9, "c"])),
+          checkNewAnswer({ _1: "c", eventTime: 9, _3: "c" }),
+        );
+      });
+    })());
 });
 
 describe("dropDuplicatesWithinWatermark is refused where Spark refuses it", () => {
