@@ -121,6 +121,7 @@ export {
   MalformedRecordError,
   CheckpointError,
   ConcurrentModificationError,
+  StateSchemaError,
   InternalError,
   NumericRangeError,
   SchemaRegistryError,

@@ -2,19 +2,33 @@ import * as path from "node:path";
 import { z } from "zod";
 import { CheckpointError } from "../errors/errors.js";
 import type { Offset } from "../sources/source.js";
+import { operatorStateSchemaZod, type OperatorStateSchema } from "../state/operator-state-schema.js";
 import { readTextIfExistsSync, writeIfAbsentSync } from "./atomic-file.js";
 import { BatchLog, LOG_VERSION } from "./batch-log.js";
 
-/** `<checkpoint>/metadata`: which query owns the checkpoint and what it reads. */
+/** `<checkpoint>/metadata`: which query owns the checkpoint, what it reads and what state it keeps. Written once. */
+export interface CheckpointMetadata {
+  readonly id: string;
+  readonly version: number;
+  /** Source descriptions in plan order; a query reading other sources may not continue the checkpoint. */
+  readonly sources: readonly string[];
+  /** Names of the stateful operators by operator id, for people and for older Sluice versions. */
+  readonly stateful: readonly string[];
+  /**
+   * The state schema of each stateful operator, by operator id: a restart must be compatible with
+   * it. Absent in checkpoints written before Sluice recorded it; those are held to `stateful`.
+   */
+  readonly stateSchemas?: readonly OperatorStateSchema[];
+}
+
 const metadataSchema = z.object({
   id: z.string().min(1),
   version: z.number().int().min(1),
-  /** Source descriptions in plan order; a query with other sources may not reuse the folder. */
   sources: z.array(z.string()),
-  /** Names of the stateful operators by operator id, so state is never read by a different operator. */
   stateful: z.array(z.string()),
-});
-export type CheckpointMetadata = Readonly<z.infer<typeof metadataSchema>>;
+  // Optional in this log version: older checkpoints lack it, and older Sluice versions skip it.
+  stateSchemas: z.array(operatorStateSchemaZod).optional(),
+}) satisfies z.ZodType<CheckpointMetadata>;
 
 const epochMs = z.number().finite();
 
@@ -62,26 +76,19 @@ export class Checkpoint {
   }
 
   /**
-   * Reads the metadata, or writes it for a new checkpoint. A checkpoint written for other sources
-   * or another stateful operator stops the query: continuing would mix two queries' offsets.
+   * Reads the metadata, or writes it for a new checkpoint. `check` is given the metadata of an
+   * existing checkpoint and throws when this query may not continue it (a query with other
+   * sources, other stateful operators, or state it cannot read: runtime/checkpoint-continuation.ts).
    */
-  claim(wanted: Omit<CheckpointMetadata, "id" | "version">, newId: string): CheckpointMetadata {
+  claim(wanted: Omit<CheckpointMetadata, "id" | "version">, newId: string, check: (existing: CheckpointMetadata) => void): CheckpointMetadata {
     const existing = this.readMetadata();
     if (existing) {
-      const sameSources = JSON.stringify(existing.sources) === JSON.stringify(wanted.sources);
-      const sameStateful = JSON.stringify(existing.stateful) === JSON.stringify(wanted.stateful);
-      if (!sameSources || !sameStateful) {
-        const ops = (names: readonly string[]) => (names.length ? `stateful operators ${JSON.stringify(names)}` : "no stateful operator");
-        throw new CheckpointError(
-          `checkpoint file ${this.metadataFile} belongs to another query (sources ${JSON.stringify(existing.sources)}, ${ops(existing.stateful)}); ` +
-            `this query reads ${JSON.stringify(wanted.sources)} with ${ops(wanted.stateful)}. Use a new checkpointLocation.`,
-        );
-      }
+      check(existing);
       return existing;
     }
     const meta: CheckpointMetadata = { id: newId, version: LOG_VERSION, ...wanted };
     // Two queries creating the same checkpoint at once: the second reads what the first wrote.
-    if (!writeIfAbsentSync(this.metadataFile, `${JSON.stringify(meta)}\n`)) return this.claim(wanted, newId);
+    if (!writeIfAbsentSync(this.metadataFile, `${JSON.stringify(meta)}\n`)) return this.claim(wanted, newId, check);
     return meta;
   }
 

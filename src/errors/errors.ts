@@ -47,6 +47,16 @@ export class CheckpointError extends SluiceError {
 }
 
 /**
+ * A query restarted on a checkpoint whose state one of its stateful operators cannot read: the
+ * operator's key or value columns changed in number, order, type or nullability (Spark's
+ * STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE and STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE). The message
+ * names the operator and the columns.
+ */
+export class StateSchemaError extends CheckpointError {
+  override name = "StateSchemaError";
+}
+
+/**
  * Another run of a query wrote to this query's checkpoint (Spark's ConcurrentModificationException):
  * two runs on one checkpoint would each process every batch, so this run stops without writing.
  */

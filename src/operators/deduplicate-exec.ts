@@ -4,12 +4,12 @@ import { takeRows } from "../kernels/gather.js";
 import { keyViewOf, viewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { isLate } from "../kernels/window.js";
-import type { OperatorSpec } from "../planner/physical.js";
+import { deduplicationKeys, type DeduplicateSpec } from "../planner/physical.js";
 import type { StateStore } from "../state/state-store.js";
 import { BaseExec, type ExecContext, type StatefulExec } from "./exec.js";
 import { StateBatchAccounting, type StateOperatorMetrics } from "./state-metrics.js";
 
-export type DeduplicateSpec = Extract<OperatorSpec, { op: "deduplicate" }>;
+export type { DeduplicateSpec };
 
 /** The one state column: when a key may be forgotten (epoch ms), null when never. */
 const EXPIRY = 0;
@@ -49,8 +49,7 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
     this.withinDelayMs = spec.withinWatermarkDelayMs;
     const within = this.withinDelayMs !== null;
     if (within && this.eventTimeIndex < 0) throw new AnalysisError("dropDuplicatesWithinWatermark needs a watermark: call withWatermark on the event-time column first");
-    const keyNames = within ? spec.keyColumns.filter((c) => c !== spec.eventTimeColumn) : spec.keyColumns;
-    this.keyColumns = keyNames.map((c) => columnIndex(fields, c));
+    this.keyColumns = deduplicationKeys(spec).map((c) => columnIndex(fields, c));
     this.expires = within || (spec.eventTimeColumn !== null && spec.keyColumns.includes(spec.eventTimeColumn));
   }
 

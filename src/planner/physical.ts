@@ -148,6 +148,16 @@ export type OperatorSpec =
 
 export type StatefulOperatorSpec = Extract<OperatorSpec, { operatorId: number }>;
 
+export type DeduplicateSpec = Extract<OperatorSpec, { op: "deduplicate" }>;
+
+/**
+ * The columns a deduplication keeps its keys by. Within the watermark the event-time column is
+ * not one of them: it only says when the key may be forgotten.
+ */
+export function deduplicationKeys(spec: DeduplicateSpec): readonly string[] {
+  return spec.withinWatermarkDelayMs === null ? spec.keyColumns : spec.keyColumns.filter((c) => c !== spec.eventTimeColumn);
+}
+
 export type AggregationSpec = Extract<OperatorSpec, { op: "finalAggregate" | "sessionMerge" }>;
 
 export function isAggregation(spec: OperatorSpec): spec is AggregationSpec {

@@ -11,9 +11,11 @@ import type { LogicalPlan } from "../plan/logical.js";
 import { checkStreamingQuery } from "../plan/unsupported-operations.js";
 import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import { planPhysical } from "../planner/planner.js";
+import { operatorStateSchemas } from "../planner/state-schemas.js";
 import { describeSource, streamingRefusal } from "../sources/source-kinds.js";
 import { openStreamSource } from "../sources/source-runtimes.js";
 import { FileStateStoreProvider } from "../state/file-provider.js";
+import { checkContinuation } from "./checkpoint-continuation.js";
 import { createSink } from "./create-sink.js";
 import { prepareQuery } from "./query-preparation.js";
 import { checkRegistryDecoding } from "./registry-preparation.js";
@@ -24,7 +26,10 @@ import { buildStaticTables } from "./static-execution.js";
 import { StreamingQuery } from "./streaming-query.js";
 import type { WriterConfig } from "./writer-config.js";
 
-/** Names the plan's stateful operators in checkpoint metadata, so state is never read by another kind. */
+/**
+ * Names the plan's stateful operators in checkpoint metadata, for people and for older Sluice
+ * versions (which compare them); a restart is checked against the state schemas recorded beside.
+ */
 export function statefulNames(plan: PhysicalPlan): string[] {
   return statefulOperators(plan).map((op) => {
     switch (op.op) {
@@ -71,7 +76,9 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
   const temporary = location === null;
   const checkpointDir = path.resolve(location ?? path.join(os.tmpdir(), "sluice-checkpoints", randomUUID()));
   const checkpoint = new Checkpoint(checkpointDir);
-  const meta = checkpoint.claim({ sources: physical.inputs.map((p) => describeSource(p.source)), stateful: statefulNames(physical) }, randomUUID());
+  const sources = physical.inputs.map((p) => p.source);
+  const wanted = { sources: sources.map(describeSource), stateful: statefulNames(physical), stateSchemas: operatorStateSchemas(physical) };
+  const meta = checkpoint.claim(wanted, randomUUID(), (existing) => checkContinuation(existing, wanted, sources, checkpoint.metadataFile));
   const runId = randomUUID();
   const lock = CheckpointLock.acquire(checkpointDir, { queryId: meta.id, runId });
 

@@ -9,6 +9,14 @@ import type { SourceDesc } from "./source-desc.js";
 export interface SourceKind<D extends SourceDesc> {
   /** Spark's description of the source: progress's `sources[].description` and checkpoint metadata. */
   describe(desc: D): string;
+  /**
+   * Whether a checkpoint whose metadata describes a source as `recorded` was reading the source
+   * `desc` reads, so that a query reading `desc` may continue it. Without it, the descriptions
+   * must be equal. A source's columns are never part of the answer: as in Spark, a query may
+   * restart reading columns it did not read before, when its stateful operators' state stays
+   * compatible (checked on its own).
+   */
+  continues?(recorded: string, desc: D): boolean;
   /** The source decoding only the `needed` columns where it can (Spark's schema pruning); `desc` itself otherwise. */
   narrow(desc: D, needed: ReadonlySet<string>): D;
   /** Why a streaming query with `trigger` cannot read this source, or null when it can. */

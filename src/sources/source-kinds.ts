@@ -27,6 +27,12 @@ export function describeSource(desc: SourceDesc): string {
   return kindOf(desc).describe(desc);
 }
 
+/** Whether a checkpoint that recorded a source as `recorded` may be continued by a query reading `desc` (see `SourceKind.continues`). */
+export function continuesSource(recorded: string, desc: SourceDesc): boolean {
+  const kind = kindOf(desc);
+  return kind.continues ? kind.continues(recorded, desc) : recorded === kind.describe(desc);
+}
+
 /** The source decoding only the `needed` columns where its kind can. */
 export function narrowSource<D extends SourceDesc>(desc: D, needed: ReadonlySet<string>): D {
   return kindOf(desc).narrow(desc, needed);

@@ -19,8 +19,9 @@ export interface TableChanges {
 /** The value columns of a state table; the key is always the encoded key words. */
 export type StateSchema = readonly StateColumnSpec[];
 
-export function sameSchema(a: StateSchema, b: StateSchema): boolean {
-  return a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.kind === b[i]!.kind);
+/** Whether tables of the two schemas hold the same columns, by position and kind; the names may differ. */
+export function sameColumnKinds(a: StateSchema, b: StateSchema): boolean {
+  return a.length === b.length && a.every((c, i) => c.kind === b[i]!.kind);
 }
 
 export function describeSchema(schema: StateSchema): string {

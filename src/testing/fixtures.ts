@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, it } from "vitest";
+import type { DataFrame } from "../api/data-frame.js";
 import { Session } from "../api/session.js";
+import type { OutputMode } from "../config/options.js";
+import { restartAfterEachInput, testStream, type StreamAction } from "./stream-test.js";
 
 /** `at("12:07")` is 2026-01-01T12:07:00Z: readable event times for tests and examples. */
 export function at(hhmm: string, seconds = 0): Date {
@@ -17,6 +20,35 @@ export function win(start: string, end: string): { start: Date; end: Date } {
 
 /** Worker counts every engine test runs with: inline, one thread, two threads. */
 export const WORKER_COUNTS = [0, 1, 2] as const;
+
+/**
+ * The runs of a ported Spark suite: with 0 and 2 workers, each straight through and again stopped
+ * and restarted (state read back from the checkpoint) after every step that adds data. Use with
+ * `describe.each(SUITE_CASES)`, `suiteRunner(restart)` and `itWithoutRestarts(restart)`.
+ */
+export const SUITE_CASES = [
+  { workers: 0, restart: false },
+  { workers: 2, restart: false },
+  { workers: 0, restart: true },
+  { workers: 2, restart: true },
+] as const;
+
+/** Runs a StreamTest on `df`; see `suiteRunner`. */
+export type SuiteRunner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
+
+/** StreamTest in this process, with a stop and a start after every step that adds data when `restartEachStep`. */
+export function suiteRunner(restartEachStep: boolean): SuiteRunner {
+  return (df, mode, ...actions) => testStream(df, mode).run(...(restartEachStep ? restartAfterEachInput(actions) : actions));
+}
+
+/**
+ * `it` for the scenarios that need one uninterrupted run (they read one run's progress, or stop
+ * and start on their own): in the restarting cases they are not registered at all, so a suite's
+ * test list names only what runs.
+ */
+export function itWithoutRestarts(restart: boolean): typeof it {
+  return restart ? (Object.assign(() => undefined, { each: () => () => undefined }) as unknown as typeof it) : it;
+}
 
 /**
  * Runs `fn` with a session and always stops it, so worker threads never outlive a test. Queries
