@@ -3,15 +3,13 @@ import * as path from "node:path";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { DataFrame } from "../api/data-frame.js";
 import { col, count, expr, timestamp_seconds, unix_seconds, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
 import { Session } from "../api/session.js";
 import { mergeStats } from "../batch/task-metrics.js";
-import type { OutputMode } from "../config/options.js";
 import { MULTIPLE_WATERMARK_POLICY, type WatermarkPolicy } from "../config/sql-conf.js";
 import { AnalysisError, OptionError } from "../errors/errors.js";
-import { sessionsPerFile } from "../testing/fixtures.js";
+import { itWithoutRestarts, sessionsPerFile, SUITE_CASES, suiteRunner } from "../testing/fixtures.js";
 import {
   addData,
   assertWatermark,
@@ -23,7 +21,6 @@ import {
   multiAddData,
   startStream,
   stopStream,
-  restartAfterEachInput,
   testStream,
   type StreamAction,
 } from "../testing/stream-test.js";
@@ -117,27 +114,12 @@ function rewriteOffsetsLog(checkpointLocation: string, edit: (entry: Record<stri
 
 const tempCheckpoint = () => mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-policy-"));
 
-type Runner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
-
-function runner(restartEachStep: boolean): Runner {
-  return (df, mode, ...actions) => {
-    return testStream(df, mode).run(...(restartEachStep ? restartAfterEachInput(actions) : actions));
-  };
-}
-
 const sessionFor = sessionsPerFile("watermark-suite");
 
-const cases = [
-  { workers: 0, restart: false },
-  { workers: 2, restart: false },
-  { workers: 0, restart: true },
-  { workers: 2, restart: true },
-] as const;
-
-describe.each(cases)("Spark's EventTimeWatermarkSuite, $workers workers, restart after each step: $restart", ({ workers, restart }) => {
-  const run = runner(restart);
+describe.each(SUITE_CASES)("Spark's EventTimeWatermarkSuite, $workers workers, restart after each step: $restart", ({ workers, restart }) => {
+  const run = suiteRunner(restart);
   /** Scenarios that read one run's progress, or restart on their own, run without restarts only. */
-  const itOnce = restart ? (Object.assign(() => undefined, { each: () => () => undefined }) as unknown as typeof it) : it;
+  const itOnce = itWithoutRestarts(restart);
 
   // Without a watermark a batch reports no event-time figures; with one, the min, max and average
   // event time of the batch's rows and the watermark the batch ran with.
