@@ -7,7 +7,7 @@
  * click far ahead, whose watermark fires every timer. Every run is checked: the sessions it emitted
  * count every click exactly once.
  *
- *   npm run bench:tws                                     # 2,000,000 clicks of 100,000 users, 3 interleaved reps
+ *   npm run bench:tws                                     # 1,000,000 clicks of 50,000 users, 3 interleaved reps
  *   npm run bench:tws -- --events 500000 --reps 1 --workers 0 --out none
  *   npm run bench:tws -- --label before --loop no --out tws-before   # from another checkout, to compare builds
  *   npm run bench:tws -- --report tws-before,transform-with-state    # the merged table only
@@ -24,9 +24,9 @@ import type { StreamingQueryProgress } from "../src/runtime/progress.js";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ""), process.argv[i + 1]!);
-const EVENTS = Number(args.get("events") ?? 2_000_000);
-const USERS = Number(args.get("users") ?? 100_000);
-const STEP_EVENTS = Number(args.get("step") ?? 100_000);
+const EVENTS = Number(args.get("events") ?? 1_000_000);
+const USERS = Number(args.get("users") ?? 50_000);
+const STEP_EVENTS = Number(args.get("step") ?? 50_000);
 const REPS = Number(args.get("reps") ?? 3);
 const WORKERS = args.get("workers") === "none" ? [] : (args.get("workers") ?? "0,2").split(",").map(Number);
 const OUT = args.get("out") ?? "transform-with-state";

@@ -6,7 +6,8 @@ import { describeProcessor, importProcessor, processorClass } from "../expr/udf-
 import type { TransformWithStateSpec } from "../planner/physical.js";
 import { decodeKey } from "./canonical-key.js";
 import { ProcessorState, type ProcessorRowStore, type StateKind } from "./processor-state.js";
-import type { DeclaredVariable, KeyWork, ProcessorTask, ProcessorTaskResult, RowWrite } from "./processor-task.js";
+import type { DeclaredVariable, ProcessorTask, ProcessorTaskResult } from "./processor-task.js";
+import { figure, rowBytes, rowCount, StateRowsBuilder, type StateRows } from "./state-rows.js";
 import type { StatefulProcessor, StatefulProcessorClass, StatefulProcessorHandle, StateOptions, TimerValues } from "./stateful-processor.js";
 import { processorUdfs } from "./processor-udfs.js";
 
@@ -24,14 +25,14 @@ type Row = Record<string, unknown>;
 export async function runProcessorTask(task: ProcessorTask): Promise<ProcessorTaskResult> {
   await importProcessor(task.spec.processor);
   const udfs = await processorUdfs(task.spec.processor);
-  const rows = new TaskRows(task.keys);
+  const rows = new TaskRows(task.state);
   const run = new ProcessorRun(task.spec, new ProcessorState(rows, task.batchTimestampMs));
   const out: Row[] = [];
   const timerValues: TimerValues = { currentProcessingTimeMs: task.batchTimestampMs, currentWatermarkMs: task.watermarkMs };
   run.init(udfs);
   try {
-    if (task.initialState !== null) run.initialState(task.keys, task.initialState, timerValues);
-    if (task.input !== null) run.input(task.keys, task.input, timerValues, out);
+    if (task.initialState !== null) run.initialState(task.keys, task.initialRows, task.initialState, timerValues);
+    if (task.input !== null) run.input(task.keys, task.inputCounts, task.input, timerValues, out);
     if (task.timerThresholdMs !== null) run.timers(task.keys, task.timerThresholdMs, timerValues, out);
   } finally {
     run.close();
@@ -46,14 +47,21 @@ export async function runProcessorTask(task: ProcessorTask): Promise<ProcessorTa
   };
 }
 
+type RowWrite = readonly [bytes: Uint8Array | null, expiresAt: number | null, timer: number | null];
+
 /** The rows a task carries, and what the processor wrote over them. */
 class TaskRows implements ProcessorRowStore {
   private readonly rows = new Map<string, Map<string, Uint8Array>>();
   /** The last write of each row, by key and name. */
   private readonly written = new Map<string, Map<string, RowWrite>>();
 
-  constructor(keys: readonly KeyWork[]) {
-    for (const k of keys) this.rows.set(k.key, new Map(k.state));
+  constructor(carried: StateRows) {
+    for (let i = 0; i < rowCount(carried); i++) {
+      const key = carried.keys[i]!;
+      let byName = this.rows.get(key);
+      if (byName === undefined) this.rows.set(key, (byName = new Map()));
+      byName.set(carried.names[i]!, rowBytes(carried, i)!);
+    }
   }
 
   read(name: string, key: string): Uint8Array | undefined {
@@ -67,11 +75,13 @@ class TaskRows implements ProcessorRowStore {
     else byName.set(name, bytes);
     let writes = this.written.get(key);
     if (writes === undefined) this.written.set(key, (writes = new Map()));
-    writes.set(name, [name, key, bytes, expiresAt, timer]);
+    writes.set(name, [bytes, expiresAt, timer]);
   }
 
-  writes(): RowWrite[] {
-    return [...this.written.values()].flatMap((byName) => [...byName.values()]);
+  writes(): StateRows {
+    const out = new StateRowsBuilder();
+    for (const [key, byName] of this.written) for (const [name, [bytes, expiresAt, timer]] of byName) out.add(key, name, bytes, expiresAt, timer);
+    return out.finish();
   }
 }
 
@@ -101,37 +111,39 @@ class ProcessorRun {
     this.phase = "keys";
   }
 
-  initialState(keys: readonly KeyWork[], initial: Batch, timerValues: TimerValues): void {
+  initialState(keys: readonly string[], initialRows: Int32Array, initial: Batch, timerValues: TimerValues): void {
     const processor = this.processor!;
-    const seeded = keys.filter((k) => k.initialRow >= 0);
-    if (seeded.length === 0) return;
+    if (initial.numRows === 0) return;
     if (typeof processor.handleInitialState !== "function") {
       throw new AnalysisError(`${describeProcessor(this.spec.processor)} was given an initial state but has no handleInitialState method`);
     }
     const rows = batchToRows(initial);
-    for (const k of seeded) {
-      this.withKey(k.key, "handleInitialState", (key) => {
-        processor.handleInitialState!(key, rows[k.initialRow]!, timerValues);
+    keys.forEach((encoded, k) => {
+      const row = initialRows[k]!;
+      if (row < 0) return;
+      this.withKey(encoded, "handleInitialState", (key) => {
+        processor.handleInitialState!(key, rows[row]!, timerValues);
         return [];
       }, null);
-    }
+    });
   }
 
-  input(keys: readonly KeyWork[], input: Batch, timerValues: TimerValues, out: Row[]): void {
+  input(keys: readonly string[], inputCounts: Int32Array, input: Batch, timerValues: TimerValues, out: Row[]): void {
     const processor = this.processor!;
     const rows = batchToRows(input);
     let next = 0;
-    for (const k of keys) {
-      if (k.inputRows === 0) continue;
-      const keyRows = rows.slice(next, (next += k.inputRows));
-      this.withKey(k.key, "handleInputRows", (key) => processor.handleInputRows(key, keyRows, timerValues), out);
-    }
+    keys.forEach((encoded, k) => {
+      const count = inputCounts[k]!;
+      if (count === 0) return;
+      const keyRows = rows.slice(next, (next += count));
+      this.withKey(encoded, "handleInputRows", (key) => processor.handleInputRows(key, keyRows, timerValues), out);
+    });
   }
 
   /** Fires the timers of these keys that are before `thresholdMs`, earliest first (ties by key). */
-  timers(keys: readonly KeyWork[], thresholdMs: number, timerValues: TimerValues, out: Row[]): void {
+  timers(keys: readonly string[], thresholdMs: number, timerValues: TimerValues, out: Row[]): void {
     const processor = this.processor!;
-    const due = keys.flatMap((k) => this.state.timersOf(k.key).flatMap((t) => (t < thresholdMs ? [{ key: k.key, t }] : [])));
+    const due = keys.flatMap((key) => this.state.timersOf(key).flatMap((t) => (t < thresholdMs ? [{ key, t }] : [])));
     due.sort((a, b) => a.t - b.t || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     for (const { key: encoded, t } of due) {
       this.state.counters.numExpiredTimers++;

@@ -1,6 +1,7 @@
 import type { StateStore } from "../state/state-store.js";
 import type { StateSchema, StateTable } from "../state/state-table.js";
 import type { ProcessorRowStore } from "./processor-state.js";
+import type { StateRowsBuilder } from "./state-rows.js";
 import { TIMERS } from "./processor-state.js";
 
 /**
@@ -23,9 +24,6 @@ export const PROCESSOR_STATE_SCHEMA: StateSchema = [
 const VALUE = 0;
 const EXPIRES_AT = 1;
 const TIMER = 2;
-
-/** One stored row of a key, as a task carries it: the variable's name and its bytes. */
-export type KeyRow = readonly [name: string, bytes: Uint8Array];
 
 export class ProcessorStateTable implements ProcessorRowStore {
   /** Each key's variable names; null until first needed. */
@@ -65,14 +63,11 @@ export class ProcessorStateTable implements ProcessorRowStore {
     names.add(name);
   }
 
-  /**
-   * Every row of `key`, its bytes copied: a task's message clones them, and cloning a view would
-   * clone the whole arena behind it.
-   */
-  rowsOf(key: string): KeyRow[] {
+  /** Adds every row of `key` to `out` (which copies the bytes: cloning a view of the arena would clone all of it). */
+  addRowsOf(key: string, out: StateRowsBuilder): void {
     const names = this.index().get(key);
-    if (names === undefined) return [];
-    return [...names].map((name) => [name, this.read(name, key)!.slice()] as const);
+    if (names === undefined) return;
+    for (const name of names) out.add(key, name, this.read(name, key)!, null, null);
   }
 
   /** Keys with a timer before `thresholdMs` (Spark fires a timer once its time < the threshold). */

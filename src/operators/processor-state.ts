@@ -349,25 +349,27 @@ function toStored(d: Decoded): Stored | null {
   }
 }
 
+/** The earliest TTL expiry of a row's values (null: none expires). A plain loop: it runs for every row written. */
 function earliestExpiry(s: Stored): number | null {
-  let min: number | null = null;
-  const see = (e: number | null) => {
-    if (e !== null && (min === null || e < min)) min = e;
-  };
   switch (s.k) {
     case "value":
-      see(s.e[1]);
-      break;
+      return s.e[1];
     case "list":
-      for (const e of s.e) see(e[1]);
-      break;
+      return minOf(s.e, 1);
     case "map":
-      for (const e of s.e) see(e[2]);
-      break;
+      return minOf(s.e, 2);
     case "timers":
-      break;
+      return null;
   }
-  return min;
+}
+
+function minOf(entries: readonly (readonly unknown[])[], at: number): number | null {
+  let min = Infinity;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]![at] as number | null;
+    if (e !== null && e < min) min = e;
+  }
+  return min === Infinity ? null : min;
 }
 
 function entryCount(d: Decoded): number {

@@ -1,7 +1,7 @@
 import type { Batch } from "../batch/batch.js";
 import type { TransformWithStateSpec } from "../planner/physical.js";
 import type { ProcessorCounters, StateKind } from "./processor-state.js";
-import type { KeyRow } from "./processor-state-table.js";
+import type { StateRows } from "./state-rows.js";
 
 /**
  * A `transformWithState` batch's user code as tasks: the driver keeps the operator's state and
@@ -21,27 +21,19 @@ export interface ProcessorTask {
   readonly watermarkMs: number | null;
   /** Timers before this fire (the batch timestamp or the watermark, by time mode); null: none do. */
   readonly timerThresholdMs: number | null;
-  readonly keys: readonly KeyWork[];
-  /** The rows of the keys that have some, key after key in `keys` order, each key's in arrival order. */
+  /** The task's grouping keys, each as its canonical text (canonical-key.ts), decoded where the processor sees them. */
+  readonly keys: readonly string[];
+  /** How many rows of `input` each key has (a key's rows follow the previous keys' rows). */
+  readonly inputCounts: Int32Array;
+  /** Each key's row in `initialState`, or -1. */
+  readonly initialRows: Int32Array;
+  /** The rows of the keys that have some, key after key, each key's in arrival order. */
   readonly input: Batch | null;
   /** The initial state's rows of these keys (the query's first batch only). */
   readonly initialState: Batch | null;
+  /** Every state row the keys have. */
+  readonly state: StateRows;
 }
-
-/** One grouping key of a task. */
-export interface KeyWork {
-  /** The key's canonical text (canonical-key.ts): its values, decoded where the processor sees them. */
-  readonly key: string;
-  /** How many rows of `input` are this key's (they follow the previous keys' rows). */
-  readonly inputRows: number;
-  /** The key's row in `initialState`, or -1. */
-  readonly initialRow: number;
-  /** Every state row the key has. */
-  readonly state: readonly KeyRow[];
-}
-
-/** A state row a task wrote: new bytes (null: removed), with its earliest TTL expiry and timer. */
-export type RowWrite = readonly [name: string, key: string, bytes: Uint8Array | null, expiresAt: number | null, timer: number | null];
 
 /** A state variable the processor declared in `init`, for the operator's custom metrics. */
 export interface DeclaredVariable {
@@ -54,7 +46,8 @@ export interface ProcessorTaskResult {
   readonly kind: "processor";
   /** The rows the processor emitted, in the output schema. */
   readonly batch: Batch;
-  readonly writes: readonly RowWrite[];
+  /** The state rows the processor wrote or removed, each once, as they ended. */
+  readonly writes: StateRows;
   /** Former variables `init` dropped with `deleteIfExists`: every key's rows of them go. */
   readonly deletedVariables: readonly string[];
   readonly declared: readonly DeclaredVariable[];

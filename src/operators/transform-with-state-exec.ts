@@ -13,7 +13,8 @@ import { BaseExec, type ExecContext, type StatefulExec } from "./exec.js";
 import { withoutLateRows } from "./late-rows.js";
 import { addCounters, emptyCounters, ProcessorState, type ProcessorCounters } from "./processor-state.js";
 import { PROCESSOR_STATE_SCHEMA, ProcessorStateTable } from "./processor-state-table.js";
-import type { DeclaredVariable, KeyWork, ProcessorTask, ProcessorTaskResult, ProcessorTaskRunner } from "./processor-task.js";
+import type { DeclaredVariable, ProcessorTask, ProcessorTaskResult, ProcessorTaskRunner } from "./processor-task.js";
+import { figure, rowBytes, rowCount, StateRowsBuilder } from "./state-rows.js";
 import { StateBatchAccounting, type StateOperatorMetrics } from "./state-metrics.js";
 
 /** Spark's operator name in progress (`stateOperators[].operatorName`). */
@@ -162,12 +163,9 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
     const info = this.ctx.batch;
     const inputRows = share.flatMap((k) => (k.inputRows === null ? [] : [k.inputRows]));
     const seeded = share.filter((k) => k.initialRow >= 0);
-    const keys: KeyWork[] = share.map((k) => ({
-      key: k.key,
-      inputRows: k.inputRows?.length ?? 0,
-      initialRow: k.initialRow < 0 ? -1 : seeded.indexOf(k),
-      state: table.rowsOf(k.key),
-    }));
+    const state = new StateRowsBuilder();
+    for (const k of share) table.addRowsOf(k.key, state);
+    let nextSeeded = 0;
     return {
       kind: "processor",
       spec: this.spec,
@@ -175,9 +173,13 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
       batchTimestampMs: info.batchTimestampMs,
       watermarkMs,
       timerThresholdMs: threshold,
-      keys,
+      keys: share.map((k) => k.key),
+      inputCounts: Int32Array.from(share, (k) => k.inputRows?.length ?? 0),
+      // Each seeded key's row in the task's own initial-state batch, which holds those keys' rows in key order.
+      initialRows: Int32Array.from(share, (k) => (k.initialRow < 0 ? -1 : nextSeeded++)),
       input: input === null || inputRows.length === 0 ? null : takeRows(input, concatIndexes(inputRows)),
       initialState: initial === null || seeded.length === 0 ? null : takeRows(initial, Int32Array.from(seeded, (k) => k.initialRow)),
+      state: state.finish(),
     };
   }
 
@@ -186,7 +188,8 @@ export class TransformWithStateExec extends BaseExec implements StatefulExec {
     const { table } = this.opened();
     for (const name of new Set(results.flatMap((r) => r.deletedVariables))) table.deleteVariable(name);
     for (const r of results) {
-      for (const [name, key, bytes, expiresAt, timer] of r.writes) table.write(name, key, bytes, expiresAt, timer);
+      const w = r.writes;
+      for (let i = 0; i < rowCount(w); i++) table.write(w.names[i]!, w.keys[i]!, rowBytes(w, i), figure(w.expiresAt, i), figure(w.timers, i));
       addCounters(counters, r.counters);
     }
     if (results.length > 0) this.declared = results[0]!.declared;
