@@ -2,14 +2,14 @@ import { defineConfig } from "vitest/config";
 
 // Four projects: `unit` (everything but Kafka, the schema registry and the new-process restarts, no Java needed),
 // `new-process` (files named *.new-process.test.ts: ported scenarios whose query restarts in a new process at
-// every step; npm test runs them once, CI's other Node versions run only `unit`), `kafka` (files named
+// every step; `npm run test:restarts` runs them, on the main Node version only), `kafka` (files named
 // *.kafka.test.ts, run against a real broker that src/testing/kafka-global-setup.ts starts only when such files
 // are in the run, and files named *.registry.test.ts, run against the real schema registry that
 // src/testing/schema-registry-global-setup.ts starts alongside it) and `faults` (files named *.faults.test.ts:
 // they kill, freeze and restart that broker or registry, so they run one at a time, after every other file:
 // sequence.groupOrder runs the groups 0, 1, 2 one after the other).
-// `npm test` runs unit and new-process, then kafka; `npm run test:faults` runs the faults (a few minutes);
-// `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
+// `npm test` runs unit, then kafka; `npm run test:restarts` runs new-process and `npm run test:faults` the faults
+// (.ci/run runs both after npm test); `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
