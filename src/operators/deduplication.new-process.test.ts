@@ -6,7 +6,7 @@ import { runScenarioInNewProcesses } from "../testing/stream-test-process.js";
 /**
  * The deduplication scenarios of deduplication-suite.test.ts (Spark's StreamingDeduplicationSuite
  * and StreamingDeduplicationWithinWatermarkSuite, with their answers), with the query in a child
- * process that is stopped after every step that adds data and replaced by a new Node process on the
+ * process that is stopped before every step that adds data and replaced by a new Node process on the
  * same checkpoint: every check reads what a process rebuilt from the checkpoint and its state files
  * (the keys seen, when each may be forgotten, the global watermark that decides what is late).
  *

@@ -5,7 +5,7 @@ import { runScenarioInNewProcesses } from "../testing/stream-test-process.js";
 
 /**
  * The stream-stream join scenarios of stream-join.test.ts (Spark's StreamingJoinSuite, with its
- * answers), with the query in a child process that is stopped after every step that adds data and
+ * answers), with the query in a child process that is stopped before every step that adds data and
  * replaced by a new Node process on the same checkpoint before the next action: every check reads
  * what a process rebuilt from the checkpoint and its state files. Left out, as in stream-join.test.ts's
  * restart variant, are the scenarios that say why they cannot restart after every step

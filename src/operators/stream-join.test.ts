@@ -2,13 +2,13 @@ import { describe, it } from "vitest";
 import { withSession } from "../testing/fixtures.js";
 import { buildScenario } from "../testing/scenario.js";
 import { streamJoinScenarios } from "../testing/scenarios/stream-join.js";
-import { restartAfterEachInput, testStream } from "../testing/stream-test.js";
+import { restartBeforeEachInput, testStream } from "../testing/stream-test.js";
 
 /**
  * Spark's StreamingJoinSuite (inner, outer, full outer and left semi suites) on its own inputs
  * and with its expected answers (the queries and actions: src/testing/scenarios/stream-join.ts).
  * Each scenario runs with 0 and 2 workers, and again stopped and restarted (state read back from
- * the checkpoint) after every step that adds data, except the scenarios that say why they cannot
+ * the checkpoint) before every step that adds data, except the scenarios that say why they cannot
  * be (`noRestartEachStep`). stream-join.new-process.test.ts runs them with each start in a new process.
  */
 
@@ -26,7 +26,7 @@ describe.each(cases)("stream-stream joins (Spark's StreamingJoinSuite), $workers
           withSession(workers, async (session) => {
             const { inputs, df } = await buildScenario(session, s.query);
             const actions = s.actions(inputs);
-            await testStream(df, s.outputMode).run(...(restart ? restartAfterEachInput(actions) : actions));
+            await testStream(df, s.outputMode).run(...(restart ? restartBeforeEachInput(actions) : actions));
           }));
       }
     });

@@ -5,7 +5,7 @@ import { runScenarioInNewProcesses } from "../testing/stream-test-process.js";
 
 /**
  * The transformWithState scenarios of transform-with-state.test.ts (Spark's TransformWithStateSuite,
- * with its answers), with the query in a child process that is stopped after every step that adds
+ * with its answers), with the query in a child process that is stopped before every step that adds
  * data and replaced by a new Node process on the same checkpoint: the processor's value, list and
  * map state and its timers must carry the query on from the checkpoint alone. Stopped gracefully,
  * and again SIGKILLed between batches.

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Session } from "../api/session.js";
 import { statefulProcessor } from "../api/stateful-processor.js";
 import { StatefulProcessorError } from "../errors/errors.js";
-import { sessionsPerFile, withSession } from "../testing/fixtures.js";
+import { sessionsPerFile, SUITE_CASES, suiteRunner, withSession } from "../testing/fixtures.js";
 import type { StreamingQuery } from "../runtime/streaming-query.js";
 import { ManualClock } from "../testing/manual-clock.js";
 import { buildScenario } from "../testing/scenario.js";
@@ -13,9 +13,9 @@ import { addData, advanceManualClock, checkNewAnswer, execute, expectFailure, st
 /**
  * Spark's TransformWithStateSuite on its own processors (operators/testing/processors.ts, modules
  * the engine imports by URL and export name) and expected answers, with 0 and 2 workers: the
- * scenarios of testing/scenarios/transform-with-state.ts (transform-with-state.new-process.test.ts
- * runs them again in a new process after every step), the processing-time timers and TTL on a
- * manual clock, and the error paths.
+ * scenarios of testing/scenarios/transform-with-state.ts, straight through and restarted before
+ * every step that adds data (transform-with-state.new-process.test.ts restarts them in a new
+ * process), the processing-time timers and TTL on a manual clock, and the error paths.
  */
 const Word = z.object({ value: z.string() });
 const KeyCount = z.object({ key: z.string(), count: z.string() });
@@ -36,14 +36,18 @@ function runningCount(session: Session, exportName = "RunningCount", timeMode: "
   return { input, df };
 }
 
-describe.each([0, 2])("transformWithState with %i workers", (workers) => {
+describe.each(SUITE_CASES)("transformWithState scenarios with $workers workers, restart before each step: $restart", ({ workers, restart }) => {
+  const run = suiteRunner(restart);
   for (const s of transformWithStateScenarios) {
     it(s.name, () =>
       onSession(workers, async (session) => {
         const { inputs, df } = await buildScenario(session, s.query);
-        await testStream(df, s.outputMode).run(...s.actions(inputs));
+        await run(df, s.outputMode, ...s.actions(inputs));
       }));
   }
+});
+
+describe.each([0, 2])("transformWithState with %i workers", (workers) => {
 
   it("timer and late-row figures in progress (Spark's custom metrics), across a run with event-time timers", () =>
     onSession(workers, async (session) => {

@@ -6,7 +6,7 @@ import { runScenarioInNewProcesses } from "../testing/stream-test-process.js";
 /**
  * The chained stateful operator scenarios of chained-operators.test.ts (Spark's
  * MultiStatefulOperatorsSuite, with its answers), with the query in a child process that is stopped
- * after every step that adds data and replaced by a new Node process on the same checkpoint: each
+ * before every step that adds data and replaced by a new Node process on the same checkpoint: each
  * operator's state and the watermarks the checkpoint keeps must carry the query on. Stopped
  * gracefully, and again SIGKILLed between batches (nothing a graceful stop does may matter).
  *

@@ -32,7 +32,7 @@ import {
  * answers. Event times are whole seconds since the epoch (Spark's `timestamp_seconds(value)`),
  * windows of 5 seconds, a watermark 10 seconds behind, and window starts reported in seconds.
  * Each scenario runs with 0 and 2 workers; those that need no single uninterrupted run also run
- * stopped and restarted after every step that adds data.
+ * stopped and restarted before every step that adds data.
  */
 
 const Value = z.object({ value: z.int() });

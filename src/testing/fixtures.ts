@@ -5,7 +5,7 @@ import { afterAll, it } from "vitest";
 import type { DataFrame } from "../api/data-frame.js";
 import { Session } from "../api/session.js";
 import type { OutputMode } from "../config/options.js";
-import { restartAfterEachInput, testStream, type StreamAction } from "./stream-test.js";
+import { restartBeforeEachInput, testStream, type StreamAction } from "./stream-test.js";
 
 /** `at("12:07")` is 2026-01-01T12:07:00Z: readable event times for tests and examples. */
 export function at(hhmm: string, seconds = 0): Date {
@@ -23,7 +23,7 @@ export const WORKER_COUNTS = [0, 1, 2] as const;
 
 /**
  * The runs of a ported Spark suite: with 0 and 2 workers, each straight through and again stopped
- * and restarted (state read back from the checkpoint) after every step that adds data. Use with
+ * and restarted (state read back from the checkpoint) before every step that adds data. Use with
  * `describe.each(SUITE_CASES)`, `suiteRunner(restart)` and `itWithoutRestarts(restart)`.
  */
 export const SUITE_CASES = [
@@ -36,9 +36,9 @@ export const SUITE_CASES = [
 /** Runs a StreamTest on `df`; see `suiteRunner`. */
 export type SuiteRunner = (df: DataFrame<any>, mode: OutputMode, ...actions: StreamAction[]) => Promise<void>;
 
-/** StreamTest in this process, with a stop and a start after every step that adds data when `restartEachStep`. */
+/** StreamTest in this process, with a stop and a start before every step that adds data when `restartEachStep`. */
 export function suiteRunner(restartEachStep: boolean): SuiteRunner {
-  return (df, mode, ...actions) => testStream(df, mode).run(...(restartEachStep ? restartAfterEachInput(actions) : actions));
+  return (df, mode, ...actions) => testStream(df, mode).run(...(restartEachStep ? restartBeforeEachInput(actions) : actions));
 }
 
 /**

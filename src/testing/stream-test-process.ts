@@ -31,7 +31,7 @@ import type { StreamingQueryProgress } from "../runtime/progress.js";
 import { compiledSources } from "./compiled-sources.js";
 import { runIfMain, spawnPlanChild } from "./plan-child.js";
 import { buildScenario, type ScenarioRef, type StreamScenario } from "./scenario.js";
-import { InProcessRunner, restartAfterEachInput, StreamTest, type QueryRun, type QueryRunner, type StreamTestOptions } from "./stream-test.js";
+import { InProcessRunner, restartBeforeEachInput, StreamTest, type QueryRun, type QueryRunner, type StreamTestOptions } from "./stream-test.js";
 
 type Row = Record<string, unknown>;
 
@@ -55,7 +55,7 @@ export interface NewProcessOptions extends StreamTestOptions {
  *
  * ```ts
  * const { inputs, df } = await buildScenario(session, ref); // local build: the inputs to name
- * await testStreamInNewProcess(ref, "append", { inputs, workers: 2 }).run(...restartAfterEachInput(actions));
+ * await testStreamInNewProcess(ref, "append", { inputs, workers: 2 }).run(...restartBeforeEachInput(actions));
  * ```
  */
 export function testStreamInNewProcess(query: ScenarioRef, outputMode: OutputMode, options: NewProcessOptions): StreamTest {
@@ -63,7 +63,7 @@ export function testStreamInNewProcess(query: ScenarioRef, outputMode: OutputMod
 }
 
 /**
- * Runs a scenario with its query in new processes: stopped after every step that adds data (gracefully,
+ * Runs a scenario with its query in new processes: stopped before every step that adds data (gracefully,
  * or SIGKILLed between batches with `stop: "kill"`) and started again in a new process before the next
  * action. The actions name the inputs of a local build of the query, which never runs here.
  */
@@ -72,7 +72,7 @@ export async function runScenarioInNewProcesses(s: StreamScenario, options: { re
   const local = new Session({ workers: 0 });
   try {
     const { inputs } = await buildScenario(local, s.query);
-    await testStreamInNewProcess(s.query, s.outputMode, { inputs, ...options }).run(...restartAfterEachInput(s.actions(inputs)));
+    await testStreamInNewProcess(s.query, s.outputMode, { inputs, ...options }).run(...restartBeforeEachInput(s.actions(inputs)));
   } finally {
     await local.stop();
   }
