@@ -10,8 +10,9 @@ import { mergeStats } from "../batch/task-metrics.js";
 import { MULTIPLE_WATERMARK_POLICY, type WatermarkPolicy } from "../config/sql-conf.js";
 import { AnalysisError, OptionError } from "../errors/errors.js";
 import { itWithoutRestarts, sessionsPerFile, SUITE_CASES, suiteRunner } from "../testing/fixtures.js";
+import { buildScenario } from "../testing/scenario.js";
+import { add, eventTimeWatermarkScenarios, row, Value, values, windowedCounts } from "../testing/scenarios/event-time-watermark.js";
 import {
-  addData,
   assertWatermark,
   checkAnswer,
   checkLastBatch,
@@ -31,36 +32,15 @@ import {
  * flag, complete mode and two watermarked inputs), on Spark's inputs and with its expected
  * answers. Event times are whole seconds since the epoch (Spark's `timestamp_seconds(value)`),
  * windows of 5 seconds, a watermark 10 seconds behind, and window starts reported in seconds.
- * Each scenario runs with 0 and 2 workers; those that need no single uninterrupted run also run
- * stopped and restarted before every step that adds data.
+ * Each scenario runs with 0 and 2 workers. The scenarios of
+ * src/testing/scenarios/event-time-watermark.ts also run stopped and restarted before every step
+ * that adds data (the restarted query reads its state and watermark back from the checkpoint and
+ * must give the same rows), and event-time-watermark.new-process.test.ts runs them with each start
+ * in a new process; those written here, with `itOnce`, read one run's progress or stop and restart
+ * on their own.
  */
 
-const Value = z.object({ value: z.int() });
-
-const values = (...vs: number[]) => vs.map((value) => ({ value }));
-const add = (input: MemoryStream<any>, ...vs: number[]): StreamAction => addData(input, ...values(...vs));
-const row = (start: number, n: number) => ({ start, count: n });
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-
-/** Spark's windowed count: 5-second windows over `value` seconds, watermark `delay` behind. */
-function windowedCounts(input: MemoryStream<any>, delay: string | null = "10 seconds") {
-  const timed = input.toDF().withColumn("eventTime", timestamp_seconds(col("value")));
-  return (delay === null ? timed : timed.withWatermark("eventTime", delay))
-    .groupBy(window(col("eventTime"), "5 seconds").alias("window"))
-    .agg(count().alias("count"))
-    .select(unix_seconds(col("window.start")).alias("start"), col("count"));
-}
-
-/** Spark's assertNumStateRows of this suite: the state rows of the first operator after the last batch. */
-const assertNumStateRows = (n: number): StreamAction =>
-  execute(`${n} state rows`, (q) => expect(q.lastProgress?.stateOperators[0]?.numRowsTotal).toBe(n));
-
-/** Spark's assertNumRowsDroppedByWatermark: the rows the last batch that read rows dropped as late. */
-const assertNumRowsDroppedByWatermark = (n: number): StreamAction =>
-  execute(`${n} rows dropped by the watermark`, (q) => {
-    const withData = q.recentProgress.filter((p) => p.numInputRows > 0).at(-1);
-    expect(withData?.stateOperators[0]?.numRowsDroppedByWatermark).toBe(n);
-  });
 
 /** Spark's assertEventStats: the event-time figures of the last batch that read rows, in seconds. */
 const assertEventStats = (e: { min: number; max: number; avg: number; watermark: number } | "none"): StreamAction =>
@@ -121,13 +101,21 @@ describe.each(SUITE_CASES)("Spark's EventTimeWatermarkSuite, $workers workers, r
   /** Scenarios that read one run's progress, or restart on their own, run without restarts only. */
   const itOnce = itWithoutRestarts(restart);
 
+  for (const sc of eventTimeWatermarkScenarios) {
+    it(sc.name, async () => {
+      const { inputs, df } = await buildScenario(sessionFor(workers), sc.query);
+      await run(df, sc.outputMode, ...sc.actions(inputs));
+    });
+  }
+
   // Without a watermark a batch reports no event-time figures; with one, the min, max and average
   // event time of the batch's rows and the watermark the batch ran with.
   itOnce("event time and watermark metrics", async () => {
     const session = sessionFor(workers);
-    const input1 = session.memoryStream(Value);
+    const withoutWatermark = windowedCounts(session, null);
+    const input1 = withoutWatermark.inputs[0]!;
     await run(
-      windowedCounts(input1, null),
+      withoutWatermark.df,
       "complete",
       add(input1, 15),
       checkAnswer(row(15, 1)),
@@ -136,9 +124,10 @@ describe.each(SUITE_CASES)("Spark's EventTimeWatermarkSuite, $workers workers, r
       checkAnswer(row(10, 3), row(15, 1)),
       assertEventStats("none"),
     );
-    const input2 = session.memoryStream(Value);
+    const withWatermark = windowedCounts(session, "10 seconds");
+    const input2 = withWatermark.inputs[0]!;
     await run(
-      windowedCounts(input2),
+      withWatermark.df,
       "append",
       add(input2, 15),
       checkAnswer(),
@@ -152,62 +141,16 @@ describe.each(SUITE_CASES)("Spark's EventTimeWatermarkSuite, $workers workers, r
     );
   });
 
-  it("append mode", async () => {
-    const session = sessionFor(workers);
-    const input = session.memoryStream(Value);
-    await run(
-      windowedCounts(input),
-      "append",
-      add(input, 10, 11, 12, 13, 14, 15),
-      checkNewAnswer(),
-      // Watermark 15 s: [10, 15) is final.
-      add(input, 25),
-      checkNewAnswer(row(10, 5)),
-      assertNumStateRows(2),
-      assertNumRowsDroppedByWatermark(0),
-      // Behind the watermark.
-      add(input, 10),
-      checkNewAnswer(),
-      assertNumStateRows(2),
-      assertNumRowsDroppedByWatermark(1),
-    );
-  });
-
-  it("update mode", async () => {
-    const session = sessionFor(workers);
-    const input = session.memoryStream(Value);
-    await run(
-      windowedCounts(input),
-      "update",
-      add(input, 10, 11, 12, 13, 14, 15),
-      checkNewAnswer(row(10, 5), row(15, 1)),
-      // Watermark 15 s: [10, 15) is evicted.
-      add(input, 25),
-      checkNewAnswer(row(25, 1)),
-      assertNumStateRows(2),
-      assertNumRowsDroppedByWatermark(0),
-      // 10 is behind the watermark.
-      add(input, 10, 25),
-      checkNewAnswer(row(25, 2)),
-      assertNumStateRows(2),
-      assertNumRowsDroppedByWatermark(1),
-      add(input, 10),
-      checkNewAnswer(),
-      assertNumStateRows(2),
-      assertNumRowsDroppedByWatermark(1),
-    );
-  });
-
   // A delay of "2 years 5 months" is 29 months of 31 days (Spark's getDelayMs): the watermark is
   // 899 days behind the latest event, which the calendar puts 29 or 30 months back. Event times
   // are now, as in Spark's test.
   itOnce("delay in months and years handled correctly", async () => {
-    const session = sessionFor(workers);
-    const input = session.memoryStream(Value);
+    const { inputs, df } = windowedCounts(sessionFor(workers), "2 years 5 months");
+    const input = inputs[0]!;
     const nowSeconds = Math.floor(Date.now() / 1000);
     const monthsSinceEpoch = (d: Date) => d.getUTCFullYear() * 12 + d.getUTCMonth();
     await run(
-      windowedCounts(input, "2 years 5 months"),
+      df,
       "append",
       add(input, nowSeconds),
       checkAnswer(),
@@ -227,11 +170,10 @@ describe.each(SUITE_CASES)("Spark's EventTimeWatermarkSuite, $workers workers, r
   // purges the commits before the last one and clears its memory sink): the last committed batch
   // is not run again, and the watermark carries over.
   itOnce("recovery", async () => {
-    const session = sessionFor(workers);
     const checkpointLocation = mkdtempSync(path.join(os.tmpdir(), "sluice-watermark-recovery-"));
     try {
-      const input = session.memoryStream(Value);
-      const df = windowedCounts(input);
+      const { inputs, df } = windowedCounts(sessionFor(workers), "10 seconds");
+      const input = inputs[0]!;
       await testStream(df, "append", { checkpointLocation }).run(
         add(input, 10, 11, 12, 13, 14, 15),
         checkAnswer(),
@@ -396,54 +338,6 @@ describe.each(SUITE_CASES)("Spark's EventTimeWatermarkSuite, $workers workers, r
     } finally {
       rmSync(checkpointLocation, { recursive: true, force: true });
     }
-  });
-
-  it("an alias on the window keeps its event time (SPARK-27340)", async () => {
-    const session = sessionFor(workers);
-    const input = session.memoryStream(Value);
-    const counts = input
-      .toDF()
-      .withColumn("eventTime", timestamp_seconds(col("value")))
-      .withWatermark("eventTime", "10 seconds")
-      .select(window(col("eventTime"), "5 seconds").alias("aliasWindow"))
-      .groupBy(col("aliasWindow"))
-      .agg(count().alias("count"))
-      .select(unix_seconds(col("aliasWindow.start")).alias("start"), col("count"));
-    await run(
-      counts,
-      "append",
-      add(input, 10, 11, 12, 13, 14, 15),
-      checkNewAnswer(),
-      // Watermark 15 s.
-      add(input, 25),
-      checkNewAnswer(row(10, 5)),
-      assertNumStateRows(2),
-      // Behind the watermark.
-      add(input, 10),
-      checkNewAnswer(),
-      assertNumStateRows(2),
-    );
-  });
-
-  it("group by on raw timestamp", async () => {
-    const session = sessionFor(workers);
-    const input = session.memoryStream(Value);
-    const counts = input
-      .toDF()
-      .withColumn("eventTime", timestamp_seconds(col("value")))
-      .withWatermark("eventTime", "10 seconds")
-      .groupBy(col("eventTime"))
-      .agg(count().alias("count"))
-      .select(unix_seconds(col("eventTime")).alias("eventTime"), col("count"));
-    await run(
-      counts,
-      "append",
-      add(input, 10),
-      checkAnswer(),
-      // Watermark 15 s: the group of 10 s is final.
-      add(input, 25),
-      checkAnswer({ eventTime: 10, count: 1 }),
-    );
   });
 
   // SPARK-21565: a watermark on a column of a file source, grouped by it in append mode. The
