@@ -175,6 +175,12 @@ export interface InputPipeline {
   readonly operators: readonly OperatorSpec[];
   /** Fields after the last operator. */
   readonly outputFields: Fields;
+  /**
+   * The aggregation whose partial half ends this pipeline, by operator id (null: none). The
+   * partial half drops the late rows in the workers, and they count for that aggregation, as
+   * Spark counts them in its state store operator; a union of aggregations has one per pipeline.
+   */
+  readonly partialAggregateOf: number | null;
 }
 
 export interface WatermarkSpec {
@@ -199,11 +205,6 @@ export interface PhysicalPlan {
   readonly watermarks: readonly WatermarkSpec[];
   /** Static tables the pipelines join with, built once per query. */
   readonly staticTables: readonly StaticTableSpec[];
-  /**
-   * The aggregation whose partial half runs in the workers, which drop its late rows: those rows
-   * count for it. Null when no aggregation reads the pipelines directly.
-   */
-  readonly workerPartialOperatorId: number | null;
 }
 
 /** Every operator the driver runs, in data-flow order (a join after both its inputs). */

@@ -24,7 +24,7 @@ import type { DriverNode, InputPipeline, StatefulOperatorSpec, OperatorSpec, Phy
  */
 export function planPhysical(written: LogicalPlan): PhysicalPlan {
   const root = pruneColumns(written);
-  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0, pipelines: [], workerPartialOperatorId: null };
+  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0, pipelines: [] };
   const placed = place(root, ctx);
   const driver = placed.kind === "driver" ? placed.node : toDriver(placed, ctx);
   return {
@@ -33,7 +33,6 @@ export function planPhysical(written: LogicalPlan): PhysicalPlan {
     outputFields: schemaOf(root),
     watermarks: ctx.watermarks,
     staticTables: ctx.staticTables,
-    workerPartialOperatorId: ctx.workerPartialOperatorId,
   };
 }
 
@@ -44,7 +43,6 @@ interface PlanContext {
   staticTables: StaticTableSpec[];
   /** Pipelines handed to the driver so far, in index order. */
   pipelines: InputPipeline[];
-  workerPartialOperatorId: number | null;
 }
 
 /** A pipeline being built bottom-up: its source and the operators so far, and their output fields. */
@@ -52,6 +50,8 @@ interface PipelineDraft {
   readonly source: SourceDesc;
   readonly operators: readonly OperatorSpec[];
   readonly fields: Fields;
+  /** The aggregation whose partial half the operators end with (see InputPipeline). */
+  readonly partialAggregateOf: number | null;
 }
 
 /** Where a subplan's rows are: still in workers (one draft per source leaf), or on the driver. */
@@ -60,7 +60,7 @@ type Placed = { readonly kind: "workers"; readonly drafts: readonly PipelineDraf
 function place(p: LogicalPlan, ctx: PlanContext): Placed {
   switch (p.kind) {
     case "source":
-      return { kind: "workers", drafts: [{ source: p.source, operators: [], fields: p.fields }] };
+      return { kind: "workers", drafts: [{ source: p.source, operators: [], fields: p.fields, partialAggregateOf: null }] };
     case "project":
     case "generate":
     case "filter":
@@ -98,9 +98,9 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
       const partial: OperatorSpec[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
       const final: StatefulOperatorSpec = { op: spec.window?.kind === "session" ? "sessionMerge" : "finalAggregate", operatorId: ctx.nextOperatorId++, spec };
       if (input.kind === "workers") {
-        ctx.workerPartialOperatorId ??= final.operatorId;
-        const pipelines = toDriver(then(input, partial, partialFields(spec)) as Placed & { kind: "workers" }, ctx);
-        return { kind: "driver", node: append(pipelines, [final]) };
+        const withPartial = then(input, partial, partialFields(spec)) as Placed & { kind: "workers" };
+        const drafts = withPartial.drafts.map((d) => ({ ...d, partialAggregateOf: final.operatorId }));
+        return { kind: "driver", node: append(toDriver({ kind: "workers", drafts }, ctx), [final]) };
       }
       return { kind: "driver", node: append(input.node, [...partial, final]) };
     }
@@ -137,7 +137,7 @@ function driverOf(placed: Placed, ctx: PlanContext): DriverNode {
 function toDriver(placed: Placed & { kind: "workers" }, ctx: PlanContext): DriverNode {
   const indexes = placed.drafts.map((d) => {
     const sourceIndex = ctx.pipelines.length;
-    ctx.pipelines.push({ sourceIndex, source: d.source, operators: d.operators, outputFields: d.fields });
+    ctx.pipelines.push({ sourceIndex, source: d.source, operators: d.operators, outputFields: d.fields, partialAggregateOf: d.partialAggregateOf });
     return sourceIndex;
   });
   return { kind: "pipelines", pipelines: indexes };

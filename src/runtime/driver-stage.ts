@@ -82,11 +82,15 @@ export class DriverStage {
   }
 
   /**
-   * Spark's `stateOperators` progress of the last batch, the operator nearest the sink first. Rows the workers dropped
-   * as late belong to the aggregation whose partial half dropped them.
+   * Spark's `stateOperators` progress of the last batch, the operator nearest the sink first.
+   * `droppedByPipeline` are the rows each input pipeline's tasks dropped as late: they belong to
+   * the aggregation whose partial half ends that pipeline.
    */
-  stateOperators(droppedInWorkers: number): StateOperatorProgress[] {
-    return this.stateful.map((exec) => toProgress(exec, exec.operatorId === this.plan.workerPartialOperatorId ? droppedInWorkers : 0));
+  stateOperators(droppedByPipeline: readonly number[]): StateOperatorProgress[] {
+    return this.stateful.map((exec) => {
+      const dropped = this.plan.inputs.reduce((n, p, i) => (p.partialAggregateOf === exec.operatorId ? n + (droppedByPipeline[i] ?? 0) : n), 0);
+      return toProgress(exec, dropped);
+    });
   }
 
   close(): void {

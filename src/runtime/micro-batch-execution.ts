@@ -301,7 +301,7 @@ export class MicroBatchExecution {
         // What each source holds now, rate limits aside: the progress's `latestOffset`.
         latestOffsets: await Promise.all(sources.map((s) => s.reportLatestOffset())),
         watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
-        stateOperators: stage.stateOperators(out.numRowsDroppedByWatermark),
+        stateOperators: stage.stateOperators(out.perInput.map((f) => f.numRowsDroppedByWatermark)),
         sink,
         numOutputRows: result.numRows,
       }),
