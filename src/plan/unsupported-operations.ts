@@ -12,11 +12,15 @@ import { driverOperators, isAggregation, isStatefulSpec, type AggregateSpec, typ
 export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode): void {
   const operators = driverOperators(plan);
   const aggregations = operators.filter(isAggregation);
-  // Spark checks the aggregation nearest the sink for a watermark, and each session window.
   const aggregate = aggregations.at(-1)?.spec ?? null;
   const sessionWindowed = aggregations.some((a) => a.spec.window?.kind === "session");
 
-  if (aggregate && mode === "append" && !aggregate.eventTimeKey) {
+  // In append mode an aggregation emits a group once the watermark closes it: without a
+  // watermarked key, never. Spark's checker looks at the first aggregation it meets from the sink
+  // (with a union, the first input's); another one without a watermark fails Spark's first batch
+  // ("Watermark needs to be defined for streaming aggregation query in append mode"). Sluice
+  // refuses every such aggregation at start(), with the checker's reason.
+  if (mode === "append" && aggregations.some((a) => !a.spec.eventTimeKey)) {
     throw new AnalysisError(
       "Append output mode not supported when there are streaming aggregations on streaming DataFrames/DataSets without watermark",
     );
@@ -87,6 +91,9 @@ function checkStatefulChain(root: DriverNode, mode: OutputMode): void {
         }
         return below;
       }
+      // A union re-emits its inputs' rows: an aggregation below any input is below what follows.
+      case "union":
+        return node.inputs.map((input) => visit(input, false)).some(Boolean);
     }
   };
   visit(root, false);

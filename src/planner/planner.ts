@@ -10,25 +10,26 @@ import { schemaOf } from "../plan/schema-of.js";
 import type { Fields } from "../types/dtype.js";
 import { partialFields } from "../operators/aggregate-layout.js";
 import { planAggregate } from "./plan-aggregate.js";
+import { inSourceOrder } from "./source-order.js";
 import type { DriverNode, InputPipeline, StatefulOperatorSpec, OperatorSpec, PhysicalPlan, StaticTableSpec, WatermarkSpec } from "./physical.js";
 
 /**
  * Logical -> physical. What needs no meeting of rows runs per input split in workers: the
  * stateless operators above each source, stream-static joins, and the partial half of an
  * aggregation that reads the pipelines directly. The rest runs on the driver as a tree
- * (`DriverNode`): stateful operators (aggregations, deduplication, symmetric hash joins) and
- * everything after the first of them, sort and limit. Stateful operators are numbered in data
- * flow order (their operator id names their state in the checkpoint); a query may chain several,
- * each with its own watermark (see runtime/watermark-propagation.ts). Columns nothing reads are
- * pruned first (plan/prune-columns).
+ * (`DriverNode`): stateful operators (aggregations, deduplication, symmetric hash joins),
+ * everything after the first of them, sort and limit, and unions of their outputs. Stateful
+ * operators are numbered in data flow order, inputs left to right (their operator id names their
+ * state in the checkpoint); a query may chain several, each with its own watermark (see
+ * runtime/watermark-propagation.ts). Columns nothing reads are pruned first (plan/prune-columns).
  */
 export function planPhysical(written: LogicalPlan): PhysicalPlan {
   const root = pruneColumns(written);
   const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0, pipelines: [] };
   const placed = place(root, ctx);
-  const driver = placed.kind === "driver" ? placed.node : toDriver(placed, ctx);
+  const { driver, pipelines } = inSourceOrder(driverOf(placed, ctx), ctx.pipelines);
   return {
-    inputs: ctx.pipelines,
+    inputs: pipelines,
     driver,
     outputFields: schemaOf(root),
     watermarks: ctx.watermarks,
@@ -72,7 +73,9 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
       const fields = schemaOf(p);
       const inputs = p.inputs.map((input) => then(place(input, ctx), toUnionFields(schemaOf(input), fields), fields));
       if (inputs.every((i) => i.kind === "workers")) return { kind: "workers", drafts: inputs.flatMap((i) => (i.kind === "workers" ? i.drafts : [])) };
-      throw new AnalysisError("Sluice cannot union the output of a stateful operator (aggregation, deduplication, stream-stream join) yet; union the inputs before it");
+      // Some input is a stateful operator's output, whose rows exist on the driver only: the
+      // union runs there, over each input's rows (the others' pipelines feed it directly).
+      return { kind: "driver", node: { kind: "union", inputs: inputs.map((i) => driverOf(i, ctx)) } };
     }
     case "watermark": {
       const input = place(p.input, ctx);

@@ -18,7 +18,8 @@ import { propagateWatermarks, watermarkOwners } from "./watermark-propagation.js
 type RunNode =
   | { readonly kind: "pipelines"; readonly pipelines: readonly number[] }
   | { readonly kind: "operators"; readonly input: RunNode; readonly chain: OperatorChain }
-  | { readonly kind: "join"; readonly left: RunNode; readonly right: RunNode; readonly exec: StreamJoinExec; readonly ctx: ExecContext };
+  | { readonly kind: "join"; readonly left: RunNode; readonly right: RunNode; readonly exec: StreamJoinExec; readonly ctx: ExecContext }
+  | { readonly kind: "union"; readonly inputs: readonly RunNode[] };
 
 /**
  * The driver half of a plan: its tree of operators (stateful ones and what follows them), opened
@@ -127,6 +128,8 @@ export class DriverStage {
         this.stateful.push(exec);
         return { kind: "join", left, right, exec, ctx };
       }
+      case "union":
+        return { kind: "union", inputs: node.inputs.map((input) => this.open(input, inherited)) };
     }
   }
 
@@ -172,16 +175,32 @@ export class DriverStage {
         pushIf(out, node.exec.onWatermark(node.ctx.batch.watermarkMs));
         return out;
       }
+      case "union": {
+        // Each input's whole output for the batch, what its operators emit at its end included,
+        // input after input (Spark's Union concatenates its children's partitions).
+        const out: Batch[] = [];
+        for (const input of node.inputs) out.push(...(await this.runNode(input, inputs)));
+        return out;
+      }
     }
   }
 
   private forEachNode(node: RunNode, f: (n: RunNode) => void): void {
-    if (node.kind === "operators") this.forEachNode(node.input, f);
-    if (node.kind === "join") {
-      this.forEachNode(node.left, f);
-      this.forEachNode(node.right, f);
-    }
+    for (const input of runInputs(node)) this.forEachNode(input, f);
     f(node);
+  }
+}
+
+function runInputs(node: RunNode): readonly RunNode[] {
+  switch (node.kind) {
+    case "pipelines":
+      return [];
+    case "operators":
+      return [node.input];
+    case "join":
+      return [node.left, node.right];
+    case "union":
+      return node.inputs;
   }
 }
 
@@ -190,10 +209,16 @@ export function processorTaskRunner(pool: TaskPool): ProcessorTaskRunner {
   return { parallelism: Math.max(1, pool.size), run: (tasks) => pool.runAll(tasks) };
 }
 
-/** The stateful operator whose output feeds a node (null: the pipelines, with the global watermark). */
+/**
+ * The stateful operator whose output feeds a node (null: the pipelines, or a union of several
+ * inputs, with the global watermark). Only the operators that prepare the next stateful
+ * operator's input read a watermark, and they run with that operator's (`watermarkOwners`), so
+ * what follows a union until then needs none of its own.
+ */
 function inputOwner(node: RunNode): number | null {
   switch (node.kind) {
     case "pipelines":
+    case "union":
       return null;
     case "join":
       return node.exec.operatorId;
