@@ -2,7 +2,8 @@ import type { OutputMode } from "../config/options.js";
 import { STATEFUL_OPERATOR_CHECK_CORRECTNESS } from "../config/sql-conf.js";
 import { AnalysisError } from "../errors/errors.js";
 import { checkStreamJoin } from "../planner/plan-join.js";
-import { driverOperators, isAggregation, isStatefulSpec, type AggregateSpec, type DriverNode, type OperatorSpec, type PhysicalPlan } from "../planner/physical.js";
+import { driverOperators, isAggregation, isStatefulSpec, type AggregateSpec, type DriverNode, type PhysicalPlan } from "../planner/physical.js";
+import { checkWatermarkRedefinition } from "./watermark-redefinition.js";
 
 /** The settings the checks read (Spark's SQL conf). */
 export interface StreamingChecks {
@@ -68,7 +69,7 @@ export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode, checks
     if (!checks.checkCorrectness) console.warn(`${STATEFUL_OPERATOR_CHECK_CORRECTNESS} is false, so the query runs: ${CORRECTNESS_ISSUE}`);
     else throw new AnalysisError(`${CORRECTNESS_ISSUE} ${CORRECTNESS_FIX}`);
   }
-  checkSingleWatermarkPerPath(plan);
+  checkWatermarkRedefinition(plan);
 }
 
 function sparkModeName(mode: OutputMode): string {
@@ -136,29 +137,4 @@ function checkSessionKeys(aggregate: AggregateSpec): void {
   if (aggregate.numPlainKeys === 0) {
     throw new AnalysisError("Global aggregation with session window in streaming query is not supported.");
   }
-}
-
-/**
- * Spark 3.5+ (with spark.sql.streaming.statefulOperator.allowMultiple at its default, true) gives
- * each stateful operator the watermark of its input, so a second watermark on a path that already
- * carries one has no defined meaning and is refused (Spark's WatermarkPropagator). A path runs from
- * one source through its pipeline; a watermark after a stateful operator is refused by the planner,
- * and watermarks on separate branches of a union or sides of a join are separate inputs and stay
- * allowed. Sluice has no setting for Spark's older single-global-watermark behaviour, so the
- * refusal is unconditional.
- */
-function checkSingleWatermarkPerPath(plan: PhysicalPlan): void {
-  for (const pipeline of plan.inputs) {
-    const [first, second] = pipeline.operators.filter(isWatermark);
-    if (first && second) {
-      throw new AnalysisError(
-        `Redefining watermark is disallowed: withWatermark("${second.column}", ...) is applied to a stream that already has a watermark on "${first.column}"; ` +
-          "define one watermark per input stream",
-      );
-    }
-  }
-}
-
-function isWatermark(op: OperatorSpec): op is Extract<OperatorSpec, { op: "observeEventTime" }> {
-  return op.op === "observeEventTime";
 }

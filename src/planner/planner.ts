@@ -78,20 +78,16 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
       return { kind: "driver", node: { kind: "union", inputs: inputs.map((i) => driverOf(i, ctx)) } };
     }
     case "watermark": {
-      const input = place(p.input, ctx);
-      if (input.kind === "driver") {
-        throw new AnalysisError(
-          `withWatermark("${p.column}") after an aggregation, deduplication or stream-stream join is not supported: define the watermark on the input stream; the stateful operators after it carry it on`,
-        );
-      }
       // One watermark per withWatermark call: two inputs with the same column and delay still
-      // have separate watermarks, and a watermark above a union is shared by its branches.
+      // have separate watermarks, and a watermark above a union is shared by its branches. After
+      // a stateful operator it is observed on the driver; it may stand there only where no other
+      // watermark reaches it (refused at start() otherwise, see plan/unsupported-operations.ts).
       let index = ctx.watermarkOf.get(p);
       if (index === undefined) {
         index = ctx.watermarks.push({ column: p.column, delayMs: p.delayMs }) - 1;
         ctx.watermarkOf.set(p, index);
       }
-      return then(input, [{ op: "observeEventTime", column: p.column, watermarkIndex: index }], schemaOf(p));
+      return then(place(p.input, ctx), [{ op: "observeEventTime", column: p.column, watermarkIndex: index }], schemaOf(p));
     }
     case "aggregate": {
       const input = place(p.input, ctx);

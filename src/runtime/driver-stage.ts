@@ -1,6 +1,6 @@
 import { emptyBatch, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
-import { emptyMetrics } from "../batch/task-metrics.js";
+import { type EventTimeStats, emptyMetrics, type TaskMetrics } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
 import { isStateful, type BatchInfo, type ExecContext, type StatefulExec } from "../operators/exec.js";
 import { OperatorChain } from "../operators/run-operators.js";
@@ -35,6 +35,11 @@ export class DriverStage {
   private current: BatchInfo;
   private evictionBy = new Map<number, number | null>();
   private lateBy = new Map<number, number | null>();
+  /**
+   * What the driver's operators report during one batch: the event times a withWatermark after a
+   * stateful operator observes (the workers report those of the pipelines' in their task metrics).
+   */
+  private batchMetrics: TaskMetrics;
 
   constructor(
     private readonly plan: PhysicalPlan,
@@ -45,6 +50,7 @@ export class DriverStage {
     private readonly staticTables: Readonly<Record<string, unknown>> = {},
   ) {
     this.current = { batchId: startVersion, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
+    this.batchMetrics = emptyMetrics(plan.watermarks.length);
     this.root = this.open(plan.driver, null);
     // Spark lists a query's stateful operators from the sink down: the last one in data flow first.
     this.stateful.sort((a, b) => b.operatorId - a.operatorId);
@@ -53,9 +59,15 @@ export class DriverStage {
   /** Runs one micro-batch over the task outputs (by input pipeline); returns the rows for the sink. */
   async run(inputs: readonly (readonly Batch[])[], batch: BatchInfo): Promise<Batch> {
     this.current = batch;
+    this.batchMetrics = emptyMetrics(this.plan.watermarks.length);
     this.evictionBy = propagateWatermarks(this.plan.driver, batch.watermarkMs);
     this.lateBy = propagateWatermarks(this.plan.driver, batch.watermarkForLateEventsMs);
     return union(await this.runNode(this.root, inputs), this.plan.outputFields);
+  }
+
+  /** Event times the last `run` observed on the driver, by watermark index (null: none). */
+  eventTimeStats(): readonly (EventTimeStats | null)[] {
+    return this.batchMetrics.eventTime;
   }
 
   /**
@@ -144,8 +156,10 @@ export class DriverStage {
       },
       outputMode: this.outputMode,
       staticTables: this.staticTables,
-      // Driver operators report through their own state metrics; task counters are per task.
-      metrics: emptyMetrics(this.plan.watermarks.length),
+      // Stateful operators report through their own state metrics; the others' counters are per batch.
+      get metrics(): TaskMetrics {
+        return stage.batchMetrics;
+      },
       stateStore: (operatorId, partition = 0) => {
         const key = `${operatorId}/${partition}`;
         let store = this.stores.get(key);

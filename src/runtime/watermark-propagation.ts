@@ -24,6 +24,9 @@ export function propagateWatermarks(root: DriverNode, globalMs: number | null): 
       case "operators": {
         let w = visit(node.input);
         for (const op of node.operators) {
+          // A withWatermark after a stateful operator (where no watermark reaches it): its rows
+          // carry the global watermark on, as Spark's EventTimeWatermarkExec's output does.
+          if (op.op === "observeEventTime") w = globalMs;
           if (!isStatefulSpec(op)) continue;
           byOperator.set(op.operatorId, clamp(w));
           w = outputWatermark(op, w);
