@@ -242,3 +242,20 @@ describe.each([0, 2])("a union of stateful operators' outputs, %i workers", (wor
       ]);
     }));
 });
+
+describe("explain() of a union of stateful operators' outputs", () => {
+  it("shows each input's operators under the union, as Spark's tree string does", () =>
+    withSession(0, async (session) => {
+      const plain = session.memoryStream(Value).toDF().select("value");
+      const deduplicated = session.memoryStream(Value).toDF().dropDuplicates("value");
+      expect(plain.union(deduplicated).explain()).toBe(
+        [
+          "Union",
+          ":- Project [value]",
+          ":  +- StreamingRelation MemoryStream[value]",
+          "+- Deduplicate [value]",
+          "   +- StreamingRelation MemoryStream[value]",
+        ].join("\n"),
+      );
+    }));
+});
