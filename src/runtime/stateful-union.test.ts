@@ -8,7 +8,7 @@ import type { OutputMode } from "../config/options.js";
 import { AnalysisError } from "../errors/errors.js";
 import type { SchemaOfZod } from "../schema/zod-schema.js";
 import { withSession } from "../testing/fixtures.js";
-import { assertProgress, assertWatermark, addData, checkNewAnswer, multiAddData, stopStream, testStream } from "../testing/stream-test.js";
+import { assertProgress, assertWatermark, addData, checkLastBatchInOrder, checkNewAnswer, multiAddData, stopStream, testStream } from "../testing/stream-test.js";
 import { tempDir } from "../testing/temp-dir.js";
 
 /**
@@ -118,7 +118,7 @@ function joinSide(session: Session, prefix: "left" | "right", multiplier: number
   return [input, df] as const;
 }
 
-/** Counts per `size`-second window of `value` seconds (watermark `delay` behind), as { size, start, count }. */
+/** Counts per `size`-second window of `value` seconds, the watermark `delay` behind: { window, count }. */
 function windowCounts(input: ValueStream, size: number, delay: string) {
   return input
     .toDF()
@@ -192,6 +192,21 @@ describe.each([0, 2])("a union of stateful operators' outputs, %i workers", (wor
         checkNewAnswer({ start: 0, windows: 3, events: 4 }),
         multiAddData([input1, values(25)], [input2, values(30)]),
         checkNewAnswer({ start: 10, windows: 2, events: 3 }),
+      );
+    }));
+
+  it("two aggregations' outputs in complete mode, sorted: each gives its whole result in every batch", () =>
+    withSession(workers, async (session) => {
+      const input1 = session.memoryStream(Value);
+      const input2 = session.memoryStream(Value);
+      const counts = (input: ValueStream) => input.toDF().groupBy("value").agg(count().alias("n"));
+      const pairs = (...ps: [number, number][]) => ps.map(([value, n]) => ({ value, n }));
+      await testStream(counts(input1).union(counts(input2)).orderBy("value", "n"), "complete").run(
+        multiAddData([input1, values(1, 1, 2)], [input2, values(2, 3)]),
+        checkLastBatchInOrder(...pairs([1, 2], [2, 1], [2, 1], [3, 1])),
+        addData(input1, ...values(3)),
+        // The second aggregation read nothing, and still gives its groups again.
+        checkLastBatchInOrder(...pairs([1, 2], [2, 1], [2, 1], [3, 1], [3, 1])),
       );
     }));
 
