@@ -23,7 +23,7 @@ export interface StreamingChecks {
 export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode, checks: StreamingChecks = { checkCorrectness: true }): void {
   const operators = driverOperators(plan);
   const aggregations = operators.filter(isAggregation);
-  const aggregate = aggregations.at(-1)?.spec ?? null;
+  const aggregated = aggregations.length > 0;
   const sessionWindowed = aggregations.some((a) => a.spec.window?.kind === "session");
 
   // In append mode an aggregation emits a group once the watermark closes it: without a
@@ -41,19 +41,19 @@ export function checkStreamingQuery(plan: PhysicalPlan, mode: OutputMode, checks
   if (sessionWindowed && mode === "update") {
     throw new AnalysisError("Update output mode not supported for session window on streaming DataFrames/DataSets");
   }
-  if (mode === "complete" && !aggregate) {
+  if (mode === "complete" && !aggregated) {
     throw new AnalysisError(
       "Complete output mode not supported when there are no streaming aggregations on streaming DataFrames/Datasets",
     );
   }
-  if (operators.some((op) => op.op === "sort") && !(aggregate && mode === "complete")) {
+  if (operators.some((op) => op.op === "sort") && !(aggregated && mode === "complete")) {
     throw new AnalysisError(
       "Sorting is not supported on streaming DataFrames/Datasets, unless it is on aggregated DataFrame/Dataset in Complete output mode",
     );
   }
   if (operators.some((op) => op.op === "limit")) {
     if (mode === "update") throw new AnalysisError("Limits are not supported on streaming DataFrames/Datasets in Update output mode");
-    if (!(aggregate && mode === "complete")) {
+    if (!(aggregated && mode === "complete")) {
       throw new AnalysisError("Sluice supports limit on a streaming DataFrame only after an aggregation in Complete output mode");
     }
   }
