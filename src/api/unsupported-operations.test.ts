@@ -26,6 +26,13 @@ const REDEFINED_WATERMARK =
   'Redefining watermark is disallowed: withWatermark("time", ...) is applied to a stream that already has a watermark on "time"; ' +
   "define one watermark per input stream";
 
+const CORRECTNESS_ISSUE =
+  "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, " +
+  'which are "late rows" in downstream stateful operations and these rows can be discarded. Please refer the programming guide doc for more details. ' +
+  "If you understand the possible risk of correctness issue and still need to run the query, you can disable this check by setting the config " +
+  "`spark.sql.streaming.statefulOperator.checkCorrectness.enabled` to false. " +
+  "To avoid the issue instead, run the query in append mode, or write the aggregation's updates to a sink and run the next stateful operator on them in another query.";
+
 describe("start() rejects what Spark rejects, with Spark's reasons", () => {
   const cases: [string, () => unknown, string][] = [
     [
@@ -66,9 +73,7 @@ describe("start() rejects what Spark rejects, with Spark's reasons", () => {
     [
       "an aggregation after an aggregation in complete mode",
       () => stream().groupBy("page", "user").count().groupBy("page").agg(count().alias("users")).writeStream.outputMode("complete").format("memory").queryName("q8").start(),
-      "Detected pattern of possible 'correctness' issue due to global watermark. The query contains stateful operation which can emit rows older than the current watermark plus allowed late record delay, " +
-        'which are "late rows" in downstream stateful operations and these rows can be discarded. Sluice refuses such a query: run the downstream stateful operator in append mode, ' +
-        "or write the aggregation's updates to a sink and run the next operator on them in another query",
+      CORRECTNESS_ISSUE,
     ],
     [
       "dropDuplicatesWithinWatermark without a watermark",

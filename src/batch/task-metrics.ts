@@ -36,3 +36,8 @@ export function mergeStats(a: EventTimeStats | null, b: EventTimeStats | null): 
   if (!b) return a;
   return { min: Math.min(a.min, b.min), max: Math.max(a.max, b.max), sum: a.sum + b.sum, count: a.count + b.count };
 }
+
+/** Merges two lists of event-time statistics, watermark input by watermark input. */
+export function mergeAllStats(a: readonly (EventTimeStats | null)[], b: readonly (EventTimeStats | null)[]): (EventTimeStats | null)[] {
+  return Array.from({ length: Math.max(a.length, b.length) }, (_, i) => mergeStats(a[i] ?? null, b[i] ?? null));
+}

@@ -8,6 +8,7 @@ const flag = (key: string) =>
 
 const NO_DATA_MICRO_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled";
 const MULTIPLE_WATERMARK_POLICY = "spark.sql.streaming.multipleWatermarkPolicy";
+const STATEFUL_OPERATOR_CHECK_CORRECTNESS = "spark.sql.streaming.statefulOperator.checkCorrectness.enabled";
 
 /** How the global watermark is chosen from the watermarks of several inputs. */
 export const WATERMARK_POLICIES = ["min", "max"] as const;
@@ -37,6 +38,12 @@ const settings = {
    * policy it first ran with in its checkpoint (runtime/relayed-conf.ts).
    */
   [MULTIPLE_WATERMARK_POLICY]: watermarkPolicySchema.default("min"),
+  /**
+   * Whether start() refuses a stateful operator after an aggregation in update or complete mode,
+   * whose re-emitted groups the operator may drop as late (Spark's global-watermark correctness
+   * check; default true). Off, such a query runs, with a warning, as Spark lets it.
+   */
+  [STATEFUL_OPERATOR_CHECK_CORRECTNESS]: flag(STATEFUL_OPERATOR_CHECK_CORRECTNESS).default(true),
 };
 
 /** The Spark SQL settings Sluice reads, by Spark's keys; another key is refused, never ignored. */
@@ -55,4 +62,4 @@ export type SqlConfInput = z.input<typeof sqlConfSchema>;
 /** The settings a query runs with, read once when it starts (as Spark reads them). */
 export type SqlConf = Readonly<z.output<typeof sqlConfSchema>>;
 
-export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES };
+export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS };

@@ -74,8 +74,9 @@ function compute(p: LogicalPlan): ReadonlySet<string> {
   switch (p.kind) {
     case "source":
       return new Set();
-    // A processor's rows are new rows: none of their columns carries the input's event time (Spark
-    // needs a withWatermark on transformWithState's output for that, which Sluice does not run yet).
+    // A processor's rows are new rows: none of their columns carries the input's event time. Spark 4
+    // names one with transformWithState's eventTimeColumnName (which Sluice does not have), or, in
+    // processing-time mode, with a withWatermark on the output (see plan/watermark-redefinition.ts).
     case "transformWithState":
       return new Set();
     // A watermark on static data means nothing (Spark drops it), so it marks no column there.

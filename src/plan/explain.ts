@@ -2,10 +2,25 @@ import { outputName } from "../expr/resolve.js";
 import { describeSource } from "../sources/source-kinds.js";
 import { type LogicalPlan, planChildren } from "./logical.js";
 
-/** The logical plan as an indented tree, roughly as Spark's `explain()` prints it. */
-export function explainPlan(p: LogicalPlan, depth = 0): string {
-  const line = `${depth === 0 ? "" : `${"   ".repeat(depth - 1)}+- `}${describe(p)}`;
-  return [line, ...planChildren(p).map((c) => explainPlan(c, depth + 1))].join("\n");
+/**
+ * The logical plan as an indented tree, as Spark's `explain()` prints it: each child under `+- `
+ * (`:- ` for all but the last of several, a union's or a join's inputs, whose subtrees keep a `:`
+ * down their left edge so each input's operators read as its own).
+ */
+export function explainPlan(p: LogicalPlan): string {
+  return treeLines(p).join("\n");
+}
+
+function treeLines(p: LogicalPlan): string[] {
+  const children = planChildren(p);
+  return [
+    describe(p),
+    ...children.flatMap((child, i) => {
+      const last = i === children.length - 1;
+      const [first, ...rest] = treeLines(child);
+      return [`${last ? "+- " : ":- "}${first}`, ...rest.map((line) => `${last ? "   " : ":  "}${line}`)];
+    }),
+  ];
 }
 
 function describe(p: LogicalPlan): string {

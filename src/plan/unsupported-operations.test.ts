@@ -11,7 +11,7 @@ const watermark = (column: string, watermarkIndex: number): OperatorSpec => ({ o
 const dedup: OperatorSpec = { op: "deduplicate", operatorId: 0, keyColumns: ["t"], eventTimeColumn: null, withinWatermarkDelayMs: null, inputFields: fields };
 
 function pipeline(operators: OperatorSpec[]): InputPipeline {
-  return { sourceIndex: 0, source: { format: "memory", streamId: "s", fields }, operators, outputFields: fields };
+  return { sourceIndex: 0, source: { format: "memory", streamId: "s", fields }, operators, outputFields: fields, partialAggregateOf: null };
 }
 
 function plan(inputs: InputPipeline[], driver: OperatorSpec[]): PhysicalPlan {
@@ -21,7 +21,6 @@ function plan(inputs: InputPipeline[], driver: OperatorSpec[]): PhysicalPlan {
     outputFields: fields,
     watermarks: [],
     staticTables: [],
-    workerPartialOperatorId: null,
   };
 }
 

@@ -9,7 +9,8 @@ import type { Fields } from "../types/dtype.js";
  *
  *   input pipelines (one per source leaf; run in workers, one task per input split)
  *     -> union of their outputs
- *     -> driver operators, in order: stateful operators (versioned state) and what follows them
+ *     -> driver operators, as a tree: stateful operators (versioned state), what follows them,
+ *        and the joins and unions of their outputs
  *     -> sink
  *
  * Both stages are lists of `OperatorSpec`s that one dispatcher (operators/run-operators.ts) turns
@@ -175,6 +176,12 @@ export interface InputPipeline {
   readonly operators: readonly OperatorSpec[];
   /** Fields after the last operator. */
   readonly outputFields: Fields;
+  /**
+   * The aggregation whose partial half ends this pipeline, by operator id (null: none). The
+   * partial half drops the late rows in the workers, and they count for that aggregation, as
+   * Spark counts them in its state store operator; a union of aggregations has one per pipeline.
+   */
+  readonly partialAggregateOf: number | null;
 }
 
 export interface WatermarkSpec {
@@ -184,12 +191,29 @@ export interface WatermarkSpec {
 
 /**
  * The driver half as a tree, leaves first in data flow: the union of some input pipelines' task
- * outputs, operators run in order over one input, or a symmetric hash join of two inputs.
+ * outputs, operators run in order over one input, a symmetric hash join of two inputs, or the
+ * union of inputs some of which a stateful operator produced (Spark's Union above such inputs:
+ * their rows, input after input, each input's operators keeping their own ids and state).
  */
 export type DriverNode =
   | { readonly kind: "pipelines"; readonly pipelines: readonly number[] }
   | { readonly kind: "operators"; readonly input: DriverNode; readonly operators: readonly OperatorSpec[] }
-  | { readonly kind: "join"; readonly left: DriverNode; readonly right: DriverNode; readonly spec: StreamJoinSpec };
+  | { readonly kind: "join"; readonly left: DriverNode; readonly right: DriverNode; readonly spec: StreamJoinSpec }
+  | { readonly kind: "union"; readonly inputs: readonly DriverNode[] };
+
+/** The nodes whose rows a driver node reads, in order. */
+export function driverInputs(node: DriverNode): readonly DriverNode[] {
+  switch (node.kind) {
+    case "pipelines":
+      return [];
+    case "operators":
+      return [node.input];
+    case "join":
+      return [node.left, node.right];
+    case "union":
+      return node.inputs;
+  }
+}
 
 export interface PhysicalPlan {
   readonly inputs: readonly InputPipeline[];
@@ -199,33 +223,30 @@ export interface PhysicalPlan {
   readonly watermarks: readonly WatermarkSpec[];
   /** Static tables the pipelines join with, built once per query. */
   readonly staticTables: readonly StaticTableSpec[];
-  /**
-   * The aggregation whose partial half runs in the workers, which drop its late rows: those rows
-   * count for it. Null when no aggregation reads the pipelines directly.
-   */
-  readonly workerPartialOperatorId: number | null;
 }
 
 /** Every operator the driver runs, in data-flow order (a join after both its inputs). */
 export function driverOperators(plan: PhysicalPlan): readonly OperatorSpec[] {
   const out: OperatorSpec[] = [];
   const visit = (n: DriverNode): void => {
-    switch (n.kind) {
-      case "pipelines":
-        return;
-      case "operators":
-        visit(n.input);
-        out.push(...n.operators);
-        return;
-      case "join":
-        visit(n.left);
-        visit(n.right);
-        out.push(n.spec);
-        return;
-    }
+    driverInputs(n).forEach(visit);
+    out.push(...ownOperators(n));
   };
   visit(plan.driver);
   return out;
+}
+
+/** The operators a driver node runs itself, after its inputs. */
+function ownOperators(node: DriverNode): readonly OperatorSpec[] {
+  switch (node.kind) {
+    case "pipelines":
+    case "union":
+      return [];
+    case "operators":
+      return node.operators;
+    case "join":
+      return [node.spec];
+  }
 }
 
 /** The plan's stateful operators, by operator id (their position in the plan). */

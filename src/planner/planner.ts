@@ -10,30 +10,30 @@ import { schemaOf } from "../plan/schema-of.js";
 import type { Fields } from "../types/dtype.js";
 import { partialFields } from "../operators/aggregate-layout.js";
 import { planAggregate } from "./plan-aggregate.js";
+import { inSourceOrder } from "./source-order.js";
 import type { DriverNode, InputPipeline, StatefulOperatorSpec, OperatorSpec, PhysicalPlan, StaticTableSpec, WatermarkSpec } from "./physical.js";
 
 /**
  * Logical -> physical. What needs no meeting of rows runs per input split in workers: the
  * stateless operators above each source, stream-static joins, and the partial half of an
  * aggregation that reads the pipelines directly. The rest runs on the driver as a tree
- * (`DriverNode`): stateful operators (aggregations, deduplication, symmetric hash joins) and
- * everything after the first of them, sort and limit. Stateful operators are numbered in data
- * flow order (their operator id names their state in the checkpoint); a query may chain several,
- * each with its own watermark (see runtime/watermark-propagation.ts). Columns nothing reads are
- * pruned first (plan/prune-columns).
+ * (`DriverNode`): stateful operators (aggregations, deduplication, symmetric hash joins),
+ * everything after the first of them, sort and limit, and unions of their outputs. Stateful
+ * operators are numbered in data flow order, inputs left to right (their operator id names their
+ * state in the checkpoint); a query may chain several, each with its own watermark (see
+ * runtime/watermark-propagation.ts). Columns nothing reads are pruned first (plan/prune-columns).
  */
 export function planPhysical(written: LogicalPlan): PhysicalPlan {
   const root = pruneColumns(written);
-  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0, pipelines: [], workerPartialOperatorId: null };
+  const ctx: PlanContext = { watermarks: [], staticTables: [], watermarkOf: new Map(), nextOperatorId: 0, pipelines: [] };
   const placed = place(root, ctx);
-  const driver = placed.kind === "driver" ? placed.node : toDriver(placed, ctx);
+  const { driver, pipelines } = inSourceOrder(driverOf(placed, ctx), ctx.pipelines);
   return {
-    inputs: ctx.pipelines,
+    inputs: pipelines,
     driver,
     outputFields: schemaOf(root),
     watermarks: ctx.watermarks,
     staticTables: ctx.staticTables,
-    workerPartialOperatorId: ctx.workerPartialOperatorId,
   };
 }
 
@@ -44,7 +44,6 @@ interface PlanContext {
   staticTables: StaticTableSpec[];
   /** Pipelines handed to the driver so far, in index order. */
   pipelines: InputPipeline[];
-  workerPartialOperatorId: number | null;
 }
 
 /** A pipeline being built bottom-up: its source and the operators so far, and their output fields. */
@@ -52,6 +51,8 @@ interface PipelineDraft {
   readonly source: SourceDesc;
   readonly operators: readonly OperatorSpec[];
   readonly fields: Fields;
+  /** The aggregation whose partial half the operators end with (see InputPipeline). */
+  readonly partialAggregateOf: number | null;
 }
 
 /** Where a subplan's rows are: still in workers (one draft per source leaf), or on the driver. */
@@ -60,7 +61,7 @@ type Placed = { readonly kind: "workers"; readonly drafts: readonly PipelineDraf
 function place(p: LogicalPlan, ctx: PlanContext): Placed {
   switch (p.kind) {
     case "source":
-      return { kind: "workers", drafts: [{ source: p.source, operators: [], fields: p.fields }] };
+      return { kind: "workers", drafts: [{ source: p.source, operators: [], fields: p.fields, partialAggregateOf: null }] };
     case "project":
     case "generate":
     case "filter":
@@ -72,23 +73,21 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
       const fields = schemaOf(p);
       const inputs = p.inputs.map((input) => then(place(input, ctx), toUnionFields(schemaOf(input), fields), fields));
       if (inputs.every((i) => i.kind === "workers")) return { kind: "workers", drafts: inputs.flatMap((i) => (i.kind === "workers" ? i.drafts : [])) };
-      throw new AnalysisError("Sluice cannot union the output of a stateful operator (aggregation, deduplication, stream-stream join) yet; union the inputs before it");
+      // Some input is a stateful operator's output, whose rows exist on the driver only: the
+      // union runs there, over each input's rows (the others' pipelines feed it directly).
+      return { kind: "driver", node: { kind: "union", inputs: inputs.map((i) => driverOf(i, ctx)) } };
     }
     case "watermark": {
-      const input = place(p.input, ctx);
-      if (input.kind === "driver") {
-        throw new AnalysisError(
-          `withWatermark("${p.column}") after an aggregation, deduplication or stream-stream join is not supported: define the watermark on the input stream; the stateful operators after it carry it on`,
-        );
-      }
       // One watermark per withWatermark call: two inputs with the same column and delay still
-      // have separate watermarks, and a watermark above a union is shared by its branches.
+      // have separate watermarks, and a watermark above a union is shared by its branches. After
+      // a stateful operator it is observed on the driver; it may stand there only where no other
+      // watermark reaches it (refused at start() otherwise, see plan/unsupported-operations.ts).
       let index = ctx.watermarkOf.get(p);
       if (index === undefined) {
         index = ctx.watermarks.push({ column: p.column, delayMs: p.delayMs }) - 1;
         ctx.watermarkOf.set(p, index);
       }
-      return then(input, [{ op: "observeEventTime", column: p.column, watermarkIndex: index }], schemaOf(p));
+      return then(place(p.input, ctx), [{ op: "observeEventTime", column: p.column, watermarkIndex: index }], schemaOf(p));
     }
     case "aggregate": {
       const input = place(p.input, ctx);
@@ -98,9 +97,9 @@ function place(p: LogicalPlan, ctx: PlanContext): Placed {
       const partial: OperatorSpec[] = [{ op: "project", exprs: preAggregate }, { op: "partialAggregate", spec }];
       const final: StatefulOperatorSpec = { op: spec.window?.kind === "session" ? "sessionMerge" : "finalAggregate", operatorId: ctx.nextOperatorId++, spec };
       if (input.kind === "workers") {
-        ctx.workerPartialOperatorId ??= final.operatorId;
-        const pipelines = toDriver(then(input, partial, partialFields(spec)) as Placed & { kind: "workers" }, ctx);
-        return { kind: "driver", node: append(pipelines, [final]) };
+        const withPartial = then(input, partial, partialFields(spec)) as Placed & { kind: "workers" };
+        const drafts = withPartial.drafts.map((d) => ({ ...d, partialAggregateOf: final.operatorId }));
+        return { kind: "driver", node: append(toDriver({ kind: "workers", drafts }, ctx), [final]) };
       }
       return { kind: "driver", node: append(input.node, [...partial, final]) };
     }
@@ -137,7 +136,7 @@ function driverOf(placed: Placed, ctx: PlanContext): DriverNode {
 function toDriver(placed: Placed & { kind: "workers" }, ctx: PlanContext): DriverNode {
   const indexes = placed.drafts.map((d) => {
     const sourceIndex = ctx.pipelines.length;
-    ctx.pipelines.push({ sourceIndex, source: d.source, operators: d.operators, outputFields: d.fields });
+    ctx.pipelines.push({ sourceIndex, source: d.source, operators: d.operators, outputFields: d.fields, partialAggregateOf: d.partialAggregateOf });
     return sourceIndex;
   });
   return { kind: "pipelines", pipelines: indexes };

@@ -13,12 +13,13 @@ export interface PipelineOutput {
   readonly batches: readonly (readonly Batch[])[];
   readonly perInput: readonly InputFigures[];
   readonly eventTime: readonly (EventTimeStats | null)[];
-  readonly numRowsDroppedByWatermark: number;
 }
 
 export interface InputFigures {
   numInputRows: number;
   numMalformedRecords: number;
+  /** Rows the pipeline's partial aggregation dropped as late (see InputPipeline.partialAggregateOf). */
+  numRowsDroppedByWatermark: number;
 }
 
 /** The static tables a pipeline's stream-static joins read: a task carries those only (an initial state stays on the driver). */
@@ -50,19 +51,18 @@ export async function runPipelines(
     }
   });
   const results = await pool.runAll(tasks);
-  const perInput: InputFigures[] = inputs.map(() => ({ numInputRows: 0, numMalformedRecords: 0 }));
+  const perInput: InputFigures[] = inputs.map(() => ({ numInputRows: 0, numMalformedRecords: 0, numRowsDroppedByWatermark: 0 }));
   const eventTime: (EventTimeStats | null)[] = Array.from({ length: numWatermarks }, () => null);
-  let dropped = 0;
   results.forEach((r, t) => {
     const figures = perInput[owner[t]!]!;
     figures.numInputRows += r.metrics.numInputRows;
     figures.numMalformedRecords += r.metrics.numMalformedRecords;
-    dropped += r.metrics.numRowsDroppedByWatermark;
+    figures.numRowsDroppedByWatermark += r.metrics.numRowsDroppedByWatermark;
     r.metrics.eventTime.forEach((s, w) => {
       eventTime[w] = mergeStats(eventTime[w] ?? null, s);
     });
   });
   const batches: Batch[][] = inputs.map(() => []);
   results.forEach((r, t) => batches[owner[t]!]!.push(r.batch));
-  return { batches, perInput, eventTime, numRowsDroppedByWatermark: dropped };
+  return { batches, perInput, eventTime };
 }

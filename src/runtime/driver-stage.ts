@@ -1,6 +1,6 @@
 import { emptyBatch, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
-import { emptyMetrics } from "../batch/task-metrics.js";
+import { type EventTimeStats, emptyMetrics, type TaskMetrics } from "../batch/task-metrics.js";
 import type { OutputMode } from "../config/options.js";
 import { isStateful, type BatchInfo, type ExecContext, type StatefulExec } from "../operators/exec.js";
 import { OperatorChain } from "../operators/run-operators.js";
@@ -18,7 +18,8 @@ import { propagateWatermarks, watermarkOwners } from "./watermark-propagation.js
 type RunNode =
   | { readonly kind: "pipelines"; readonly pipelines: readonly number[] }
   | { readonly kind: "operators"; readonly input: RunNode; readonly chain: OperatorChain }
-  | { readonly kind: "join"; readonly left: RunNode; readonly right: RunNode; readonly exec: StreamJoinExec; readonly ctx: ExecContext };
+  | { readonly kind: "join"; readonly left: RunNode; readonly right: RunNode; readonly exec: StreamJoinExec; readonly ctx: ExecContext }
+  | { readonly kind: "union"; readonly inputs: readonly RunNode[] };
 
 /**
  * The driver half of a plan: its tree of operators (stateful ones and what follows them), opened
@@ -34,6 +35,11 @@ export class DriverStage {
   private current: BatchInfo;
   private evictionBy = new Map<number, number | null>();
   private lateBy = new Map<number, number | null>();
+  /**
+   * What the driver's operators report during one batch: the event times a withWatermark after a
+   * stateful operator observes (the workers report those of the pipelines' in their task metrics).
+   */
+  private batchMetrics: TaskMetrics;
 
   constructor(
     private readonly plan: PhysicalPlan,
@@ -44,6 +50,7 @@ export class DriverStage {
     private readonly staticTables: Readonly<Record<string, unknown>> = {},
   ) {
     this.current = { batchId: startVersion, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: 0 };
+    this.batchMetrics = emptyMetrics(plan.watermarks.length);
     this.root = this.open(plan.driver, null);
     // Spark lists a query's stateful operators from the sink down: the last one in data flow first.
     this.stateful.sort((a, b) => b.operatorId - a.operatorId);
@@ -52,9 +59,15 @@ export class DriverStage {
   /** Runs one micro-batch over the task outputs (by input pipeline); returns the rows for the sink. */
   async run(inputs: readonly (readonly Batch[])[], batch: BatchInfo): Promise<Batch> {
     this.current = batch;
+    this.batchMetrics = emptyMetrics(this.plan.watermarks.length);
     this.evictionBy = propagateWatermarks(this.plan.driver, batch.watermarkMs);
     this.lateBy = propagateWatermarks(this.plan.driver, batch.watermarkForLateEventsMs);
     return union(await this.runNode(this.root, inputs), this.plan.outputFields);
+  }
+
+  /** Event times the last `run` observed on the driver, by watermark index (null: none). */
+  eventTimeStats(): readonly (EventTimeStats | null)[] {
+    return this.batchMetrics.eventTime;
   }
 
   /**
@@ -82,11 +95,15 @@ export class DriverStage {
   }
 
   /**
-   * Spark's `stateOperators` progress of the last batch, the operator nearest the sink first. Rows the workers dropped
-   * as late belong to the aggregation whose partial half dropped them.
+   * Spark's `stateOperators` progress of the last batch, the operator nearest the sink first.
+   * `droppedByPipeline` are the rows each input pipeline's tasks dropped as late: they belong to
+   * the aggregation whose partial half ends that pipeline.
    */
-  stateOperators(droppedInWorkers: number): StateOperatorProgress[] {
-    return this.stateful.map((exec) => toProgress(exec, exec.operatorId === this.plan.workerPartialOperatorId ? droppedInWorkers : 0));
+  stateOperators(droppedByPipeline: readonly number[]): StateOperatorProgress[] {
+    return this.stateful.map((exec) => {
+      const dropped = this.plan.inputs.reduce((n, p, i) => (p.partialAggregateOf === exec.operatorId ? n + (droppedByPipeline[i] ?? 0) : n), 0);
+      return toProgress(exec, dropped);
+    });
   }
 
   close(): void {
@@ -123,6 +140,8 @@ export class DriverStage {
         this.stateful.push(exec);
         return { kind: "join", left, right, exec, ctx };
       }
+      case "union":
+        return { kind: "union", inputs: node.inputs.map((input) => this.open(input, inherited)) };
     }
   }
 
@@ -137,8 +156,10 @@ export class DriverStage {
       },
       outputMode: this.outputMode,
       staticTables: this.staticTables,
-      // Driver operators report through their own state metrics; task counters are per task.
-      metrics: emptyMetrics(this.plan.watermarks.length),
+      // Stateful operators report through their own state metrics; the others' counters are per batch.
+      get metrics(): TaskMetrics {
+        return stage.batchMetrics;
+      },
       stateStore: (operatorId, partition = 0) => {
         const key = `${operatorId}/${partition}`;
         let store = this.stores.get(key);
@@ -168,16 +189,32 @@ export class DriverStage {
         pushIf(out, node.exec.onWatermark(node.ctx.batch.watermarkMs));
         return out;
       }
+      case "union": {
+        // Each input's whole output for the batch, what its operators emit at its end included,
+        // input after input (Spark's Union concatenates its children's partitions).
+        const out: Batch[] = [];
+        for (const input of node.inputs) out.push(...(await this.runNode(input, inputs)));
+        return out;
+      }
     }
   }
 
   private forEachNode(node: RunNode, f: (n: RunNode) => void): void {
-    if (node.kind === "operators") this.forEachNode(node.input, f);
-    if (node.kind === "join") {
-      this.forEachNode(node.left, f);
-      this.forEachNode(node.right, f);
-    }
+    for (const input of runInputs(node)) this.forEachNode(input, f);
     f(node);
+  }
+}
+
+function runInputs(node: RunNode): readonly RunNode[] {
+  switch (node.kind) {
+    case "pipelines":
+      return [];
+    case "operators":
+      return [node.input];
+    case "join":
+      return [node.left, node.right];
+    case "union":
+      return node.inputs;
   }
 }
 
@@ -186,10 +223,16 @@ export function processorTaskRunner(pool: TaskPool): ProcessorTaskRunner {
   return { parallelism: Math.max(1, pool.size), run: (tasks) => pool.runAll(tasks) };
 }
 
-/** The stateful operator whose output feeds a node (null: the pipelines, with the global watermark). */
+/**
+ * The stateful operator whose output feeds a node (null: the pipelines, or a union of several
+ * inputs, with the global watermark). Only the operators that prepare the next stateful
+ * operator's input read a watermark, and they run with that operator's (`watermarkOwners`), so
+ * what follows a union until then needs none of its own.
+ */
 function inputOwner(node: RunNode): number | null {
   switch (node.kind) {
     case "pipelines":
+    case "union":
       return null;
     case "join":
       return node.exec.operatorId;

@@ -3,6 +3,7 @@ import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import type { OutputMode, Trigger } from "../config/options.js";
 import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
+import { mergeAllStats } from "../batch/task-metrics.js";
 import { ConcurrentModificationError, SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
@@ -252,8 +253,10 @@ export class MicroBatchExecution {
       batchTimestampMs: entry.batchTimestampMs,
     };
     this.activity = `running batch ${batchId}'s tasks`;
-    const out = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
-    const result = await stage.run(out.batches, info);
+    const tasks = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
+    const result = await stage.run(tasks.batches, info);
+    // A withWatermark after a stateful operator observes its event times on the driver.
+    const out = { ...tasks, eventTime: mergeAllStats(tasks.eventTime, stage.eventTimeStats()) };
     // The state commit comes before the sink (DESIGN §1), as Spark's stateful operators commit
     // in their tasks before the write: its delta file is written and fsynced on libuv's threads
     // while the sink writes the batch. Should the run die before commits/N, the re-run of batch N
@@ -301,7 +304,7 @@ export class MicroBatchExecution {
         // What each source holds now, rate limits aside: the progress's `latestOffset`.
         latestOffsets: await Promise.all(sources.map((s) => s.reportLatestOffset())),
         watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
-        stateOperators: stage.stateOperators(out.numRowsDroppedByWatermark),
+        stateOperators: stage.stateOperators(out.perInput.map((f) => f.numRowsDroppedByWatermark)),
         sink,
         numOutputRows: result.numRows,
       }),

@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Checkpoint } from "../checkpoint/checkpoint.js";
 import { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
-import { NO_DATA_MICRO_BATCHES } from "../config/sql-conf.js";
+import { NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS } from "../config/sql-conf.js";
 import { AnalysisError } from "../errors/errors.js";
 import { explainPlan } from "../plan/explain.js";
 import type { LogicalPlan } from "../plan/logical.js";
@@ -57,7 +57,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
   const physical = planPhysical(plan);
   // The session's settings as the query starts (Spark reads them then); the run's own come from its checkpoint.
   const relayedConf = relayedConfOf(engine.conf);
-  checkStreamingQuery(physical, config.outputMode);
+  checkStreamingQuery(physical, config.outputMode, { checkCorrectness: engine.conf[STATEFUL_OPERATOR_CHECK_CORRECTNESS] });
   checkRegistryDecoding(physical);
   for (const p of physical.inputs) {
     const refusal = streamingRefusal(p.source, config.trigger);

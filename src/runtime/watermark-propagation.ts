@@ -7,7 +7,8 @@ import { isStatefulSpec } from "../planner/physical.js";
  * minimum of what its inputs carry, and its output watermark is what the rows it emits can no
  * longer precede. So a window aggregation of a window aggregation's output is judged by the
  * first one's output watermark, never by the global one, and nothing the first emits is late
- * for the second. Run once with the batch's eviction watermark and once with its late-events
+ * for the second. A join's or a union's input watermark is the minimum of its inputs' output
+ * watermarks. Run once with the batch's eviction watermark and once with its late-events
  * watermark (the previous batch's).
  *
  * Returns each stateful operator's input watermark by operator id (null: the query has none).
@@ -23,6 +24,9 @@ export function propagateWatermarks(root: DriverNode, globalMs: number | null): 
       case "operators": {
         let w = visit(node.input);
         for (const op of node.operators) {
+          // A withWatermark after a stateful operator (where no watermark reaches it): its rows
+          // carry the global watermark on, as Spark's EventTimeWatermarkExec's output does.
+          if (op.op === "observeEventTime") w = globalMs;
           if (!isStatefulSpec(op)) continue;
           byOperator.set(op.operatorId, clamp(w));
           w = outputWatermark(op, w);
@@ -34,6 +38,10 @@ export function propagateWatermarks(root: DriverNode, globalMs: number | null): 
         byOperator.set(node.spec.operatorId, clamp(w));
         return outputWatermark(node.spec, w);
       }
+      // The union's rows can precede no input's output watermark but the lowest; inputs whose
+      // rows carry none (a processing-time transformWithState) do not count.
+      case "union":
+        return node.inputs.map(visit).reduce(minWatermark, null);
     }
   };
   visit(root);
