@@ -10,7 +10,7 @@
  *   npm run bench:tws                                     # 1,000,000 clicks of 50,000 users, 3 interleaved reps
  *   npm run bench:tws -- --events 500000 --reps 1 --workers 0 --out none
  *   npm run bench:tws -- --label before --loop no --out tws-before   # from another checkout, to compare builds
- *   npm run bench:tws -- --report tws-before,transform-with-state    # the merged table only
+ *   npm run bench:tws -- --report tws-before-1,tws-after-1 --out transform-with-state   # runs of several invocations, merged
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -239,14 +239,20 @@ function writeResults(runs: readonly Run[], meta: Record<string, unknown>): void
     "",
     tableOf(runs),
     "",
+    "Every run is checked: the sessions it emitted count every click once. Sluice's sessions are the processor's: a micro-batch hands it a user's clicks at once, so clicks of one batch fall in one session (as they would in Spark), while the loop closes a session at the first gap of 30 minutes; the session counts differ, the clicks counted do not. `before` and `after` label two builds run alternately (`--label`).",
+    "",
   ].join("\n");
   writeFileSync(new URL(`./results/${OUT}.md`, import.meta.url), md);
 }
 
 async function main(): Promise<void> {
   if (REPORT) {
-    const runs = REPORT.split(",").flatMap((name) => (JSON.parse(readFileSync(new URL(`./results/${name}.json`, import.meta.url), "utf8")) as { runs: Run[] }).runs);
+    // Runs of separate invocations (two builds, interleaved by hand), merged into one table and results file.
+    const files = REPORT.split(",").map((name) => JSON.parse(readFileSync(new URL(`./results/${name}.json`, import.meta.url), "utf8")) as { runs: Run[]; commit: string });
+    const runs = files.flatMap((f) => f.runs);
     console.log(tableOf(runs));
+    const commits = [...new Set(files.map((f) => f.commit))].join(", ");
+    if (OUT !== "none") writeResults(runs, { events: EVENTS, users: USERS, step: STEP_EVENTS, reps: REPS, when: new Date().toISOString(), commit: commits, node: process.version, mergedFrom: REPORT });
     return;
   }
   const data = generate();
