@@ -1,21 +1,44 @@
 import { AnalysisError } from "../errors/errors.js";
 import { type Expr, mapColumns, referencedColumns, unalias } from "../expr/ast.js";
+import { resolveType } from "../expr/resolve.js";
 import { carriesEventTime, eventTimeColumnOf, eventTimeColumns } from "../plan/event-time-columns.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
-import type { Field, Fields } from "../types/dtype.js";
+import type { ColType, Field, Fields } from "../types/dtype.js";
 import type { JoinStateWatermark, StreamJoinSpec } from "./physical.js";
 
 /**
- * Plans a join that runs as a symmetric hash join (two streams, or two static sides): the
- * equality keys taken out of the condition, what is left of it, and how far each side's state is
- * bounded by the watermark, as Spark's StreamingSymmetricHashJoinHelper works them out.
+ * A join's condition taken apart the way both join operators run it (Spark's ExtractEquiJoinKeys):
+ * the equalities between an expression of each side become hash keys, the conjuncts that read one
+ * side only are checked on that side's rows, and what is left is checked per pair of rows.
  *
  * The join sees each side under its own names, except that a right column named like a left one
  * (the keys of a join on columns) is `__right_<name>` in the pair of rows the condition reads.
  * A join on columns then projects the logical output (each key once) from that pair.
  */
-export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number): { spec: StreamJoinSpec; output: Expr[] | null } {
+export interface JoinParts {
+  readonly leftFields: Fields;
+  readonly rightFields: Fields;
+  /** The right side's columns in the pair of rows, in `rightFields` order. */
+  readonly rightPairNames: readonly string[];
+  /** Equality keys, pairwise: `leftKeys[k]` over the left side's columns equals `rightKeys[k]` over the right side's own. */
+  readonly leftKeys: readonly Expr[];
+  readonly rightKeys: readonly Expr[];
+  /** The conjuncts that read one side only, over that side's own names. */
+  readonly leftCondition: Expr | null;
+  readonly rightCondition: Expr | null;
+  /** The other conjuncts, over the pair of rows (left columns, then right ones under their pair names). */
+  readonly pairConjuncts: readonly Expr[];
+  /** A join on columns: the logical output projected from the pair (each key once); null for a join on a condition. */
+  readonly output: Expr[] | null;
+}
+
+/**
+ * Splits `p`'s condition (and the equalities a join on columns stands for). `keyable`, when given,
+ * says whether an equality between expressions of these types can be a hash key; one that cannot
+ * stays in the pair conjuncts, checked per pair like any other.
+ */
+export function joinParts(p: LogicalPlan & { kind: "join" }, keyable?: (left: ColType, right: ColType) => boolean): JoinParts {
   const leftFields = schemaOf(p.left);
   const rightFields = schemaOf(p.right);
   const leftNames = new Set(leftFields.map((f) => f.name));
@@ -33,6 +56,7 @@ export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number):
     const r = refs.some((n) => rightPairNames.has(n));
     return l && r ? "both" : l ? "left" : r ? "right" : "none";
   };
+  const key = (left: Expr, right: Expr): boolean => keyable === undefined || keyable(resolveType(left, leftFields), resolveType(right, rightPairFields));
 
   const leftKeys: Expr[] = [];
   const rightKeys: Expr[] = [];
@@ -42,12 +66,12 @@ export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number):
   for (const c of conjuncts) {
     if (c.kind === "cmp" && c.op === "=") {
       const [a, b] = [sideOf(c.left), sideOf(c.right)];
-      if (a === "left" && b === "right") {
+      if (a === "left" && b === "right" && key(c.left, c.right)) {
         leftKeys.push(c.left);
         rightKeys.push(unpair(c.right, rightFields, pairName));
         continue;
       }
-      if (a === "right" && b === "left") {
+      if (a === "right" && b === "left" && key(c.right, c.left)) {
         leftKeys.push(c.right);
         rightKeys.push(unpair(c.left, rightFields, pairName));
         continue;
@@ -58,12 +82,32 @@ export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number):
     else if (side === "right") rightOnly.push(unpair(c, rightFields, pairName));
     else both.push(c);
   }
+  return {
+    leftFields,
+    rightFields,
+    rightPairNames: rightPairFields.map((f) => f.name),
+    leftKeys,
+    rightKeys,
+    leftCondition: conjoin(leftOnly),
+    rightCondition: conjoin(rightOnly),
+    pairConjuncts: both,
+    output: p.on.length > 0 ? usingOutput(p, leftFields, rightFields) : null,
+  };
+}
 
+/**
+ * Plans a join that runs as a symmetric hash join (two streams, or two static sides): its parts,
+ * and how far each side's state is bounded by the watermark, as Spark's
+ * StreamingSymmetricHashJoinHelper works it out.
+ */
+export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number): { spec: StreamJoinSpec; output: Expr[] | null } {
+  const parts = joinParts(p);
+  const { leftFields, rightFields, leftKeys, rightKeys, pairConjuncts: both } = parts;
   const leftTimes = eventTimeColumns(p.left);
   const rightTimes = eventTimeColumns(p.right);
   const leftTime = eventTimeColumnOf(p.left, "stream-stream join's left side");
   const rightTime = eventTimeColumnOf(p.right, "stream-stream join's right side");
-  const rightTimeInPair = rightTime === null ? null : pairName(rightFields.find((f) => f.name === rightTime)!);
+  const rightTimeInPair = rightTime === null ? null : parts.rightPairNames[rightFields.findIndex((f) => f.name === rightTime)]!;
 
   // A key that carries event time bounds both sides' state by that key (Spark uses the first such
   // key, on either side, for both); otherwise a time-range condition may bound a side by its values.
@@ -78,18 +122,18 @@ export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number):
     joinType: p.joinType,
     leftFields,
     rightFields,
-    rightPairNames: rightPairFields.map((f) => f.name),
+    rightPairNames: parts.rightPairNames,
     leftKeys,
     rightKeys,
-    leftCondition: conjoin(leftOnly),
-    rightCondition: conjoin(rightOnly),
+    leftCondition: parts.leftCondition,
+    rightCondition: parts.rightCondition,
     pairCondition: conjoin(both),
     leftEventTime: leftTime,
     rightEventTime: rightTime,
     leftState,
     rightState,
   };
-  return { spec, output: p.on.length > 0 ? usingOutput(p, leftFields, rightFields) : null };
+  return { spec, output: parts.output };
 }
 
 /**
