@@ -63,36 +63,39 @@ export function buildJoinHashTable(keys: readonly KeyColumn[], numRows: number, 
 }
 
 /**
- * Looks every probe row up. Each match gives one pair (several build rows with the key: several
- * pairs, in build insertion order); `keepUnmatched` (left outer join) gives unmatched probe rows one
- * pair with build row -1.
+ * A probe side's key columns hashed once per batch. `usable[row]` is 0 for a row that cannot
+ * match: a null in a key column, or a row the caller rules out (a probe-side condition that failed).
+ */
+export interface HashedKeys {
+  readonly hashes: Int32Array;
+  readonly usable: Uint8Array | null;
+}
+
+/**
+ * Looks probe rows [from, to) up. Each match gives one pair (several build rows with the key:
+ * several pairs, in build insertion order); `keepUnmatched` (outer joins) gives an unmatched probe
+ * row one pair with build row -1. Pairs come in probe row order.
+ *
+ * With no key columns every row hashes alike and every build row is on one chain: each probe row
+ * pairs with every build row, the nested-loop join a condition without an equality needs.
  */
 export function probeJoinHashTable(
   table: JoinHashTable,
   buildKeys: readonly KeyColumn[],
   probeKeys: readonly KeyColumn[],
-  numRows: number,
+  hashed: HashedKeys,
+  from: number,
+  to: number,
   keepUnmatched: boolean,
 ): JoinMatches {
-  const { hashes, usable } = hashKeys(probeKeys, numRows);
-  const { mask, slots, next } = table;
+  const { next } = table;
+  const { usable } = hashed;
   const equal = keyComparer(buildKeys, probeKeys);
-  let probeRows = new Int32Array(Math.max(16, numRows));
+  let probeRows = new Int32Array(Math.max(16, to - from));
   let buildRows = new Int32Array(probeRows.length);
   let count = 0;
-  for (let row = 0; row < numRows; row++) {
-    let first = -1;
-    if (usable === null || usable[row] === 1) {
-      const h = hashes[row]!;
-      for (let slot = h & mask; slots[2 * slot] !== 0; slot = (slot + 1) & mask) {
-        if (slots[2 * slot + 1] !== h) continue;
-        const head = slots[2 * slot]! - 1;
-        if (equal(head, row)) {
-          first = head;
-          break;
-        }
-      }
-    }
+  for (let row = from; row < to; row++) {
+    const first = usable === null || usable[row] === 1 ? firstBuildRow(table, hashed.hashes[row]!, row, equal) : -1;
     if (first === -1 && !keepUnmatched) continue;
     for (let b = first; ; b = next[b]!) {
       if (count === probeRows.length) {
@@ -106,6 +109,31 @@ export function probeJoinHashTable(
     }
   }
   return { probeRows, buildRows, count };
+}
+
+/**
+ * Per probe row, 1 when some build row has its key: all a left semi or anti join without a pair
+ * condition asks, answered without listing the pairs.
+ */
+export function probeHasMatch(table: JoinHashTable, buildKeys: readonly KeyColumn[], probeKeys: readonly KeyColumn[], hashed: HashedKeys, numRows: number): Uint8Array {
+  const { usable, hashes } = hashed;
+  const equal = keyComparer(buildKeys, probeKeys);
+  const matched = new Uint8Array(numRows);
+  for (let row = 0; row < numRows; row++) {
+    if (usable === null || usable[row] === 1) matched[row] = firstBuildRow(table, hashes[row]!, row, equal) === -1 ? 0 : 1;
+  }
+  return matched;
+}
+
+/** The first build row whose key equals probe row `row`'s (hash `h`), or -1. */
+function firstBuildRow(table: JoinHashTable, h: number, row: number, equal: (b: number, p: number) => boolean): number {
+  const { mask, slots } = table;
+  for (let slot = h & mask; slots[2 * slot] !== 0; slot = (slot + 1) & mask) {
+    if (slots[2 * slot + 1] !== h) continue;
+    const head = slots[2 * slot]! - 1;
+    if (equal(head, row)) return head;
+  }
+  return -1;
 }
 
 function grow(a: Int32Array): Int32Array<ArrayBuffer> {
@@ -168,7 +196,7 @@ function bytesEqual(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, 
 // ---- hashing: murmur3's 32-bit mixing, one key column at a time ----
 
 /** Per-row hash of all key columns; `usable` is 0 where a key is null (null when none is). */
-export function hashKeys(keys: readonly KeyColumn[], numRows: number): { hashes: Int32Array; usable: Uint8Array | null } {
+export function hashKeys(keys: readonly KeyColumn[], numRows: number): HashedKeys {
   const hashes = new Int32Array(numRows).fill(SEED);
   let usable: Uint8Array | null = null;
   for (const key of keys) {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { columnIndex, makeBatch, type Batch } from "../batch/batch.js";
 import { AnalysisError, InternalError } from "../errors/errors.js";
 import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
-import { buildJoinHashTable, probeJoinHashTable, type JoinHashTable } from "../kernels/join-hash.js";
+import { buildJoinHashTable, hashKeys, probeJoinHashTable, type JoinHashTable } from "../kernels/join-hash.js";
 import { keyColumn, shareKeyColumn, type KeyColumn } from "../kernels/join-hash-keys.js";
 import type { Field } from "../types/dtype.js";
 import { packBatch, unpackBatch, type PackedBatch } from "../workers/transfer.js";
@@ -61,7 +61,7 @@ export function probeStaticJoin(stream: Batch, table: StaticJoinTable, on: reado
     }
     return key;
   });
-  const matches = probeJoinHashTable(table.hash, buildKeys, probeKeys, stream.numRows, joinType === "left");
+  const matches = probeJoinHashTable(table.hash, buildKeys, probeKeys, hashKeys(probeKeys, stream.numRows), 0, stream.numRows, joinType === "left");
   const count = matches.count;
   // The match lists have spare capacity past `count`.
   const probeRows = matches.probeRows.subarray(0, count);
