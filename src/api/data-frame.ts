@@ -204,8 +204,10 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
    * (`usingColumns`: the keys appear once in the output) or on a condition over both sides'
    * columns (every column of both sides in the output; a right column whose name the left has
    * too is renamed `<name>_right`). `how`: inner (default), left / left_outer, right /
-   * right_outer, full / outer / full_outer, left_semi. Two streams join with Spark's
-   * stream-stream semantics (state bounded by watermarks and time-range conditions).
+   * right_outer, full / outer / full_outer, left_semi, left_anti (the last two give the left
+   * columns only). Two streams join with Spark's stream-stream semantics (state bounded by
+   * watermarks and time-range conditions); a stream and a static DataFrame join by probing a hash
+   * table of the static side, for the join types Spark allows (the stream on the preserved side).
    */
   join<S2 extends SchemaShape, const K extends ColumnName<S> & ColumnName<S2>, const How extends JoinHow = "inner">(
     right: DataFrame<S2>,
@@ -301,8 +303,11 @@ function normalizeJoinType(how: string): JoinType {
     case "leftsemi":
     case "semi":
       return "leftSemi";
+    case "leftanti":
+    case "anti":
+      return "leftAnti";
     default:
-      throw new AnalysisError(`join type "${how}" is not supported; use "inner", "left", "right", "full" or "left_semi"`);
+      throw new AnalysisError(`join type "${how}" is not supported; use "inner", "left", "right", "full", "left_semi" or "left_anti"`);
   }
 }
 

@@ -93,7 +93,8 @@ describe("start() rejects what Spark rejects, with Spark's reasons", () => {
     [
       "a left outer join with the stream on the right",
       () => session.createDataFrame([], Score).join(stream(), "user", "left").writeStream.outputMode("append").format("memory").queryName("q11").start(),
-      "Left outer join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported",
+      "LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported: " +
+        'put the stream on the left, stream.join(static, on, "left"), to keep the stream\'s rows',
     ],
     [
       "a union of a stream and static data",

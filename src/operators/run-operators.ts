@@ -28,7 +28,7 @@ export function createExec(spec: OperatorSpec): Exec {
     case "observeEventTime":
       return new ObserveEventTimeExec(spec.column, spec.watermarkIndex);
     case "joinStatic":
-      return new StaticJoinExec(spec.tableId, spec.on, spec.joinType);
+      return new StaticJoinExec(spec);
     case "partialAggregate":
       return new PartialAggregateExec(spec.spec);
     case "finalAggregate":

@@ -1,82 +1,68 @@
-import { randomUUID } from "node:crypto";
-import { columnIndex, makeBatch, type Batch } from "../batch/batch.js";
+import type * as arrow from "apache-arrow";
+import { makeBatch, type Batch } from "../batch/batch.js";
 import { AnalysisError, InternalError } from "../errors/errors.js";
-import { gatherColumn, gatherOrNull } from "../kernels/gather.js";
-import { buildJoinHashTable, hashKeys, probeJoinHashTable, type JoinHashTable } from "../kernels/join-hash.js";
-import { keyColumn, shareKeyColumn, type KeyColumn } from "../kernels/join-hash-keys.js";
-import type { Field } from "../types/dtype.js";
-import { packBatch, unpackBatch, type PackedBatch } from "../workers/transfer.js";
+import { referencedColumns, type Expr } from "../expr/ast.js";
+import { compileExpr } from "../expr/compile.js";
+import { asBool, restrictValidity } from "../expr/eval-vec.js";
+import { outputName } from "../expr/resolve.js";
+import { gatherColumn, gatherOrNull, takeRows } from "../kernels/gather.js";
+import { hashKeys, probeHasMatch, probeJoinHashTable, type HashedKeys, type JoinMatches } from "../kernels/join-hash.js";
+import type { KeyColumn } from "../kernels/join-hash-keys.js";
+import { keepPairs, matchedProbeRows, PairList, rowsFlagged, withUnmatchedRows } from "../kernels/join-pairs.js";
+import { selectionFromMask } from "../kernels/select.js";
+import type { StaticJoinSpec } from "../planner/physical.js";
+import type { Fields } from "../types/dtype.js";
 import { BaseExec } from "./exec.js";
+import { joinKeyColumn, staticRows, type StaticJoinTable } from "./static-join-table.js";
+
+/** A stream-static join as `probeStaticJoin` runs it: its spec without the table's id. */
+export type StaticProbe = Omit<StaticJoinSpec, "op" | "tableId">;
 
 /**
- * Stream-static equi-join. The static side is read once per query and turned into a hash table
- * whose arrays, like the static rows themselves, live in SharedArrayBuffers: the table is plain
- * data, it goes into every task's `staticTables`, and posting it to a worker shares that memory
- * instead of copying it. Each split of the stream then probes it.
- *
- * Output: the stream's columns, then the static side's non-key columns (nullable in a left join,
- * where a stream row without a match gets nulls there). A stream row matching several static rows
- * gives several rows, in stream order and, within one stream row, in static insertion order. Null
- * keys never match, as in SQL.
+ * How many pairs a nested-loop join lists and checks at a time: every probe row meets every
+ * static row, so the probe rows go a range at a time to bound the pairs (and the pair columns
+ * gathered for the condition, half a megabyte per number column) whatever the two sides' sizes.
  */
-export interface StaticJoinTable {
-  readonly kind: "sluice.static-join-table";
-  /** Unique per build; a worker caches what it rebuilds from the table under this id. */
-  readonly buildId: string;
-  readonly on: readonly string[];
-  readonly numRows: number;
-  /** The static rows, every buffer in shared memory. */
-  readonly batch: PackedBatch;
-  /** The key columns in `on` order, as the kernels read them, in shared memory. */
-  readonly keys: readonly KeyColumn[];
-  readonly hash: JoinHashTable;
-}
+const PAIRS_PER_RANGE = 1 << 16;
 
-const KEY_TYPES = new Set(["string", "float64", "int32", "int64", "boolean", "timestamp"]);
-
-export function buildStaticJoinTable(batch: Batch, on: readonly string[]): StaticJoinTable {
-  if (on.length === 0) throw new AnalysisError("a join needs at least one key column");
-  for (const name of on) checkKeyField(batch.fields[columnIndex(batch, name)]!);
-  // One copy of the static rows into shared memory; everything after reads them in place.
-  const packed = packBatch(batch, "share").payload;
-  const shared = unpackBatch(packed);
-  const keys = on.map((name) => shareKeyColumn(keyColumn(shared.columns[columnIndex(shared, name)]!)));
-  const hash = buildJoinHashTable(keys, shared.numRows, (n) => new Int32Array(new SharedArrayBuffer(n * 4)));
-  return { kind: "sluice.static-join-table", buildId: randomUUID(), on: [...on], numRows: shared.numRows, batch: packed, keys, hash };
-}
-
-export function probeStaticJoin(stream: Batch, table: StaticJoinTable, on: readonly string[], joinType: "inner" | "left"): Batch {
-  const staticBatch = staticRows(table);
-  const buildKeys = on.map((name) => {
-    const k = table.on.indexOf(name);
-    if (k < 0) throw new AnalysisError(`join key "${name}" is not a key of the static table (keys: ${table.on.join(", ")})`);
-    return table.keys[k]!;
-  });
-  const probeKeys = on.map((name, k) => {
-    const field = stream.fields[columnIndex(stream, name)]!;
-    checkKeyField(field);
-    const key = keyColumn(stream.columns[columnIndex(stream, name)]!);
-    if (key.kind !== buildKeys[k]!.kind) {
-      throw new AnalysisError(`join key "${name}" is ${field.type} on the stream side but not on the static side; cast one side so both match`);
+/**
+ * Joins one batch of the probing side with the static table (see `StaticJoinSpec`). A probe row
+ * with several pairs gives several rows, in probe order and, within one probe row, in static
+ * insertion order; an outer join's unmatched row takes its place in that order. Null keys never
+ * match, as in SQL. Without a pair condition a semi or anti join only asks whether a key is in
+ * the table; with one, the pairs are listed, their columns the condition reads gathered, and the
+ * compiled condition keeps a selection of them.
+ */
+export function probeStaticJoin(stream: Batch, table: StaticJoinTable, join: StaticProbe): Batch {
+  const build = staticRows(table);
+  if (join.probeKeys.length !== table.keys.length) {
+    throw new InternalError(`a static join probes ${join.probeKeys.length} keys of a table built on ${table.keys.length}`);
+  }
+  const n = stream.numRows;
+  const probeKeys = join.probeKeys.map((k, i) => probeKeyColumn(stream, k, table.keys[i]!));
+  const hashed = onlyWhere(hashKeys(probeKeys, n), join.probeCondition, stream);
+  const layout = layoutOf(stream.fields, build.fields, join);
+  if (join.pairCondition === null) {
+    switch (join.mode) {
+      case "semi":
+      case "anti":
+        return probeRowsOnly(stream, rowsFlagged(probeHasMatch(table.hash, table.keys, probeKeys, hashed, n), join.mode === "semi" ? 1 : 0));
+      case "inner":
+      case "outer":
+        return joinedRows(stream, build, probeJoinHashTable(table.hash, table.keys, probeKeys, hashed, 0, n, join.mode === "outer"), layout);
     }
-    return key;
-  });
-  const matches = probeJoinHashTable(table.hash, buildKeys, probeKeys, hashKeys(probeKeys, stream.numRows), 0, stream.numRows, joinType === "left");
-  const count = matches.count;
-  // The match lists have spare capacity past `count`.
-  const probeRows = matches.probeRows.subarray(0, count);
-  const buildRows = matches.buildRows.subarray(0, count);
-
-  // The common lookup case (every stream row matches exactly once) keeps the stream columns as they are.
-  const streamColumns = isIdentity(probeRows, stream.numRows) ? stream.columns : stream.columns.map((c) => gatherColumn(c, probeRows));
-  const carried = staticBatch.fields.flatMap((f, i) => (on.includes(f.name) ? [] : [i]));
-  const staticFields = carried.map((i): Field => {
-    const f = staticBatch.fields[i]!;
-    return joinType === "left" ? { ...f, nullable: true } : f;
-  });
-  // A left join's unmatched stream row has build row -1: nulls on the static side.
-  const staticColumns = carried.map((i) => gatherOrNull(staticBatch.columns[i]!, buildRows));
-  return makeBatch([...stream.fields, ...staticFields], [...streamColumns, ...staticColumns], count);
+  }
+  const pairs = pairsWhere({ table, probeKeys, hashed }, stream, build, join.pairCondition, layout);
+  switch (join.mode) {
+    case "inner":
+      return joinedRows(stream, build, pairs, layout);
+    case "outer":
+      return joinedRows(stream, build, withUnmatchedRows(pairs, n), layout);
+    case "semi":
+      return probeRowsOnly(stream, rowsFlagged(matchedProbeRows(pairs, n), 1));
+    case "anti":
+      return probeRowsOnly(stream, rowsFlagged(matchedProbeRows(pairs, n), 0));
+  }
 }
 
 /**
@@ -84,25 +70,85 @@ export function probeStaticJoin(stream: Batch, table: StaticJoinTable, on: reado
  * built once per query, comes through the context's static tables).
  */
 export class StaticJoinExec extends BaseExec {
-  constructor(
-    readonly tableId: string,
-    readonly on: readonly string[],
-    readonly joinType: "inner" | "left",
-  ) {
+  constructor(readonly spec: StaticJoinSpec) {
     super();
   }
 
   process(batch: Batch): Batch {
-    const table = this.ctx.staticTables[this.tableId] as StaticJoinTable | undefined;
-    if (table === undefined) throw new InternalError(`static join table ${this.tableId} was not built for this query`);
-    return probeStaticJoin(batch, table, this.on, this.joinType);
+    const table = this.ctx.staticTables[this.spec.tableId] as StaticJoinTable | undefined;
+    if (table === undefined) throw new InternalError(`static join table ${this.spec.tableId} was not built for this query`);
+    return probeStaticJoin(batch, table, this.spec);
   }
 }
 
-function checkKeyField(field: Field): void {
-  if (!KEY_TYPES.has(field.type)) {
-    throw new AnalysisError(`join key "${field.name}" is a ${field.type} column; join keys must be strings, numbers, booleans or timestamps`);
+/** One batch's probe: the table, and the batch's key columns and their hashes. */
+interface Probe {
+  readonly table: StaticJoinTable;
+  readonly probeKeys: readonly KeyColumn[];
+  readonly hashed: HashedKeys;
+}
+
+function probeKeyColumn(stream: Batch, key: Expr, buildKey: KeyColumn): KeyColumn {
+  const column = joinKeyColumn(stream, key);
+  if (column.kind !== buildKey.kind) {
+    throw new AnalysisError(`join key "${outputName(key)}" is a ${column.kind} on the stream side but a ${buildKey.kind} on the static side; cast one side so both match`);
   }
+  return column;
+}
+
+/** The hashed keys with the rows failing the probing side's own condition (null counts as false) made unusable. */
+function onlyWhere(hashed: HashedKeys, condition: Expr | null, batch: Batch): HashedKeys {
+  if (condition === null) return hashed;
+  const result = asBool(compileExpr(condition, batch.fields).run(batch));
+  const passes = restrictValidity(result.valid, result.values);
+  return { hashes: hashed.hashes, usable: hashed.usable === null ? passes : restrictValidity(hashed.usable, passes) };
+}
+
+/**
+ * The pairs that pass `condition`, in probe order. A hash probe lists matches only and takes the
+ * batch at once; a nested loop (no keys) goes a range of probe rows at a time.
+ */
+function pairsWhere(probe: Probe, stream: Batch, build: Batch, condition: Expr, layout: JoinLayout): JoinMatches {
+  const { table, probeKeys, hashed } = probe;
+  const numRows = stream.numRows;
+  const check = (from: number, to: number): JoinMatches => {
+    const matches = probeJoinHashTable(table.hash, table.keys, probeKeys, hashed, from, to, false);
+    if (matches.count === 0) return matches;
+    const pairs = pairBatch(stream, build, matches, layout);
+    const result = asBool(compileExpr(condition, pairs.fields).run(pairs));
+    return keepPairs(matches, selectionFromMask(result.values, result.valid, matches.count));
+  };
+  const step = table.keys.length > 0 ? numRows : Math.max(1, Math.floor(PAIRS_PER_RANGE / Math.max(1, table.numRows)));
+  if (step >= numRows) return check(0, numRows);
+  const kept = new PairList();
+  for (let from = 0; from < numRows; from += step) kept.append(check(from, Math.min(numRows, from + step)));
+  return kept.matches();
+}
+
+/** The columns the pair condition reads, gathered for each pair. */
+function pairBatch(stream: Batch, build: Batch, matches: JoinMatches, layout: JoinLayout): Batch {
+  const rows = { probe: matches.probeRows.subarray(0, matches.count), build: matches.buildRows.subarray(0, matches.count) };
+  const columns = layout.pairColumns.map((c) => gatherColumn(columnAt(stream, build, c), rows[c.side]));
+  return makeBatch(layout.pairFields, columns, matches.count);
+}
+
+/** Inner and outer joins' rows: the probe rows' columns and the carried static ones (null where the static row is -1). */
+function joinedRows(stream: Batch, build: Batch, matches: JoinMatches, layout: JoinLayout): Batch {
+  const probeRows = matches.probeRows.subarray(0, matches.count);
+  const buildRows = matches.buildRows.subarray(0, matches.count);
+  // The common lookup case (every stream row matches exactly once) keeps the stream columns as they are.
+  const sameRows = isIdentity(probeRows, stream.numRows);
+  const columns = layout.outputColumns.map((c): arrow.Data => {
+    if (c.side === "build") return gatherOrNull(build.columns[c.index]!, buildRows);
+    const column = stream.columns[c.index]!;
+    return sameRows ? column : gatherColumn(column, probeRows);
+  });
+  return makeBatch(layout.outputFields, columns, matches.count);
+}
+
+/** Semi and anti joins' rows: the probe rows at `rows`, the batch itself when that is every row. */
+function probeRowsOnly(stream: Batch, rows: Int32Array): Batch {
+  return rows.length === stream.numRows ? stream : takeRows(stream, rows);
 }
 
 function isIdentity(rows: Int32Array, numRows: number): boolean {
@@ -111,29 +157,60 @@ function isIdentity(rows: Int32Array, numRows: number): boolean {
   return true;
 }
 
-// ---- per-thread cache of the static rows rebuilt from shared memory ----
+// ---- where the output's and the pair condition's columns come from ----
 
-/**
- * Every message carries its own SharedArrayBuffer objects (the memory is shared, the JavaScript
- * objects are not), so a WeakMap on the buffer would miss on every task; the cache is keyed by
- * the table's build id instead, and bounded so a long-lived worker does not keep tables of
- * finished queries forever.
- */
-const MAX_CACHED_TABLES = 16;
-const rebuiltTables = new Map<string, Batch>();
-let rebuildCount = 0;
-
-function staticRows(table: StaticJoinTable): Batch {
-  const cached = rebuiltTables.get(table.buildId);
-  if (cached) return cached;
-  const batch = unpackBatch(table.batch);
-  rebuildCount++;
-  rebuiltTables.set(table.buildId, batch);
-  if (rebuiltTables.size > MAX_CACHED_TABLES) rebuiltTables.delete(rebuiltTables.keys().next().value!);
-  return batch;
+interface ColumnRef {
+  readonly side: "probe" | "build";
+  readonly index: number;
 }
 
-/** How many times this thread rebuilt a static table's rows (diagnostics and tests). */
-export function staticJoinRebuildCount(): number {
-  return rebuildCount;
+interface JoinLayout {
+  /** Inner and outer joins' output: the left side's columns, then the right side's, of the static side the carried ones. */
+  readonly outputFields: Fields;
+  readonly outputColumns: readonly ColumnRef[];
+  /** The columns the pair condition reads, under their names in the pair of rows. */
+  readonly pairFields: Fields;
+  readonly pairColumns: readonly ColumnRef[];
+}
+
+function columnAt(stream: Batch, build: Batch, c: ColumnRef): arrow.Data {
+  return (c.side === "probe" ? stream : build).columns[c.index]!;
+}
+
+/**
+ * Computed once per join and pair of schemas, so every batch of a stream gets the same field
+ * objects (which downstream compilation caches key on).
+ */
+const layouts = new WeakMap<StaticProbe, { readonly probe: Fields; readonly build: Fields; readonly layout: JoinLayout }>();
+
+function layoutOf(probeFields: Fields, buildFields: Fields, join: StaticProbe): JoinLayout {
+  const known = layouts.get(join);
+  if (known !== undefined && known.probe === probeFields && known.build === buildFields) return known.layout;
+  const layout = computeLayout(probeFields, buildFields, join);
+  layouts.set(join, { probe: probeFields, build: buildFields, layout });
+  return layout;
+}
+
+function computeLayout(probeFields: Fields, buildFields: Fields, join: StaticProbe): JoinLayout {
+  const probeIsLeft = join.probeSide === "left";
+  const rightFields = probeIsLeft ? buildFields : probeFields;
+  if (join.rightPairNames.length !== rightFields.length) {
+    throw new InternalError(`a static join names ${join.rightPairNames.length} right columns, but its right side has ${rightFields.length}`);
+  }
+  const side = (fields: Fields, s: ColumnRef["side"], names: readonly string[] | null) =>
+    fields.map((f, index) => ({ field: names === null ? f : { ...f, name: names[index]! }, ref: { side: s, index } }));
+  const pair = probeIsLeft
+    ? [...side(probeFields, "probe", null), ...side(buildFields, "build", join.rightPairNames)]
+    : [...side(buildFields, "build", null), ...side(probeFields, "probe", join.rightPairNames)];
+  const carried = new Set(join.buildColumns);
+  const output = pair.filter((c) => c.ref.side === "probe" || carried.has(c.ref.index));
+  const reads = join.pairCondition === null ? [] : [...referencedColumns(join.pairCondition)];
+  // A window's member (`w.start`) reads the window column.
+  const read = pair.filter((c) => reads.some((r) => r === c.field.name || r.startsWith(`${c.field.name}.`)));
+  return {
+    outputFields: output.map((c) => (c.ref.side === "build" && join.mode === "outer" ? { ...c.field, nullable: true } : c.field)),
+    outputColumns: output.map((c) => c.ref),
+    pairFields: read.map((c) => c.field),
+    pairColumns: read.map((c) => c.ref),
+  };
 }

@@ -7,7 +7,9 @@ import type { InputTask as Task } from "../workers/protocol.js";
 import type { JoinControl } from "../workers/testing/join-task.js";
 import { rowsOf } from "../workers/testing/sample-batch.js";
 import { packTask } from "../workers/transfer.js";
-import { buildStaticJoinTable, probeStaticJoin } from "./static-join-exec.js";
+import type { Expr } from "../expr/ast.js";
+import { probeStaticJoin, type StaticProbe } from "./static-join-exec.js";
+import { buildStaticJoinTable } from "./static-join-table.js";
 
 const joinModule = new URL("../workers/testing/join-task.ts", import.meta.url).href;
 const pipeline = { sourceIndex: 0, source: { format: "memory" }, operators: [], outputFields: [] } as unknown as InputPipeline;
@@ -44,10 +46,20 @@ describe("static join through the worker pool", () => {
 
   it("shares the table with every task instead of sending it again", async () => {
     const n = 50_000;
-    const table = buildStaticJoinTable(staticSide(n), ["customer"]);
+    const customer: Expr = { kind: "col", name: "customer" };
+    const table = buildStaticJoinTable(staticSide(n), [customer]);
+    const join: StaticProbe = {
+      mode: "outer",
+      probeSide: "left",
+      probeKeys: [customer],
+      probeCondition: null,
+      pairCondition: null,
+      rightPairNames: ["__right_customer", "segment", "credit"],
+      buildColumns: [1, 2],
+    };
     const numTasks = 8;
     const log = new Int32Array(new SharedArrayBuffer(4 * 3 * numTasks));
-    const control: JoinControl = { tableId: "static-0", on: ["customer"], joinType: "left", log };
+    const control: JoinControl = { tableId: "static-0", join, log };
     const tasks: Task[] = Array.from({ length: numTasks }, (_, t) => ({
       kind: "input",
       pipeline,
@@ -68,7 +80,7 @@ describe("static join through the worker pool", () => {
     for (let t = 0; t < numTasks; t++) {
       const split = tasks[t]!.split;
       if (split.kind !== "batch") throw new Error("expected a batch split");
-      const expected = probeStaticJoin(split.batch, table, ["customer"], "left");
+      const expected = probeStaticJoin(split.batch, table, join);
       expect(rowsOf(results[t]!.batch)).toEqual(rowsOf(expected));
       expect(results[t]!.batch.numRows).toBe(200);
     }

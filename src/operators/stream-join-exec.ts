@@ -53,6 +53,7 @@ export class StreamJoinExec extends BaseExec implements StatefulExec {
     readonly spec: StreamJoinSpec,
   ) {
     super();
+    if (spec.joinType === "leftAnti") throw new InternalError("a left anti join is planned as a probe of its static right side, and refused at start() between two streams");
     const rightPairFields = spec.rightFields.map((f, i): Field => ({ ...f, name: spec.rightPairNames[i]! }));
     this.sides = [
       sideRuntime(spec.leftFields, spec.leftKeys, spec.leftCondition, spec.leftEventTime, spec.leftState, spec.joinType === "left" || spec.joinType === "full"),

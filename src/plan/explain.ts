@@ -1,6 +1,6 @@
 import { outputName } from "../expr/resolve.js";
 import { describeSource } from "../sources/source-kinds.js";
-import { type LogicalPlan, planChildren } from "./logical.js";
+import { joinTypeName, type LogicalPlan, planChildren } from "./logical.js";
 
 /**
  * The logical plan as an indented tree, as Spark's `explain()` prints it: each child under `+- `
@@ -45,10 +45,8 @@ function describe(p: LogicalPlan): string {
       return `Sort [${p.orders.map((o) => `${outputName(o.expr)} ${o.ascending ? "ASC" : "DESC"}`).join(", ")}]`;
     case "limit":
       return `Limit ${p.n}`;
-    case "join": {
-      const type = { inner: "Inner", left: "LeftOuter", right: "RightOuter", full: "FullOuter", leftSemi: "LeftSemi" }[p.joinType];
-      return `Join ${type}, ${p.condition ? outputName(p.condition) : `using [${p.on.join(", ")}]`}`;
-    }
+    case "join":
+      return `Join ${joinTypeName(p.joinType)}, ${p.condition ? outputName(p.condition) : `using [${p.on.join(", ")}]`}`;
     case "transformWithState":
       return `TransformWithState ${p.processor.name} [${p.keys.join(", ")}], ${p.timeMode}, ${p.outputMode}${p.initialState ? ", with initial state" : ""}`;
   }

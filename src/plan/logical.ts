@@ -14,8 +14,29 @@ export interface SortKey {
   readonly ascending: boolean;
 }
 
-/** Spark's join types Sluice runs: `left` and `right` are the outer joins, `leftSemi` keeps the left rows that match. */
-export type JoinType = "inner" | "left" | "right" | "full" | "leftSemi";
+/**
+ * Spark's join types Sluice runs: `left` and `right` are the outer joins, `leftSemi` keeps the left
+ * rows that match, `leftAnti` those that do not.
+ */
+export type JoinType = "inner" | "left" | "right" | "full" | "leftSemi" | "leftAnti";
+
+/** A join type as Spark names it in plans and messages (its JoinType objects' names). */
+export function joinTypeName(t: JoinType): string {
+  switch (t) {
+    case "inner":
+      return "Inner";
+    case "left":
+      return "LeftOuter";
+    case "right":
+      return "RightOuter";
+    case "full":
+      return "FullOuter";
+    case "leftSemi":
+      return "LeftSemi";
+    case "leftAnti":
+      return "LeftAnti";
+  }
+}
 
 export type LogicalPlan =
   | { readonly kind: "source"; readonly streaming: boolean; readonly source: SourceDesc; readonly fields: Fields }

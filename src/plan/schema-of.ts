@@ -101,7 +101,7 @@ function compute(p: LogicalPlan): Fields {
  * right side's other columns; a right outer join takes the keys' nullability from the right, a full
  * outer join makes them nullable unless both sides' are not. On a condition: every left column,
  * then every right column. The side an outer join may leave without a match becomes nullable; a
- * left semi join gives the left columns only.
+ * left semi or left anti join gives the left columns only.
  */
 function joinFields(p: LogicalPlan & { kind: "join" }): Fields {
   const left = schemaOf(p.left);
@@ -123,7 +123,7 @@ function joinFields(p: LogicalPlan & { kind: "join" }): Fields {
     if (p.joinType === "right") return { ...f, nullable: r.nullable };
     return p.joinType === "full" ? { ...f, nullable: f.nullable || r.nullable } : f;
   });
-  if (p.joinType === "leftSemi") {
+  if (p.joinType === "leftSemi" || p.joinType === "leftAnti") {
     if (p.condition) checkJoinCondition(p.condition, [...left, ...right]);
     return left;
   }

@@ -93,6 +93,40 @@ export interface StreamJoinSpec {
 }
 
 /**
+ * What a row of the probing side gives in a stream-static join: `inner` its pairs; `outer` its
+ * pairs, or one row with nulls for the static side when it has none (a left outer join with the
+ * stream on the left, a right outer join with it on the right); `semi` itself once when it has a
+ * pair; `anti` itself when it has none.
+ */
+export type StaticJoinMode = "inner" | "outer" | "semi" | "anti";
+
+/**
+ * A join with a static side (Spark's broadcast hash join, or its broadcast nested-loop join when
+ * no equality joins the sides): the static side is built once into a shared hash table on its key
+ * expressions (`StaticTableSpec.on`, pairwise equal to `probeKeys`); each batch of the probing
+ * side, a stream split by split, looks its keys up there.
+ *
+ * The probing side's own conjuncts (`probeCondition`, over its own names) decide which of its rows
+ * may have pairs at all; `pairCondition` is checked on each pair of rows, laid out as for a
+ * symmetric hash join: the left side's columns, then the right side's under `rightPairNames`. The
+ * output keeps that layout, left columns then right ones, carrying of the static side only its
+ * columns at `buildColumns`; a semi or anti join gives the probing (left) side's columns only.
+ */
+export interface StaticJoinSpec {
+  readonly op: "joinStatic";
+  readonly tableId: string;
+  readonly mode: StaticJoinMode;
+  /** Which side of the logical join probes: the stream's. */
+  readonly probeSide: "left" | "right";
+  readonly probeKeys: readonly Expr[];
+  readonly probeCondition: Expr | null;
+  readonly pairCondition: Expr | null;
+  readonly rightPairNames: readonly string[];
+  /** Indexes of the static side's columns the output carries, ascending. */
+  readonly buildColumns: readonly number[];
+}
+
+/**
  * Arbitrary stateful processing (Spark's TransformWithStateExec): the input rows of each grouping
  * key go to the processor's `handleInputRows` once per batch, then due timers fire, then values
  * whose TTL passed leave state.
@@ -120,12 +154,7 @@ export type OperatorSpec =
   | { readonly op: "generate"; readonly exprs: readonly Expr[] }
   /** Records min/max/avg of an event-time column for watermark `watermarkIndex` (no row change). */
   | { readonly op: "observeEventTime"; readonly column: string; readonly watermarkIndex: number }
-  | {
-      readonly op: "joinStatic";
-      readonly tableId: string;
-      readonly on: readonly string[];
-      readonly joinType: "inner" | "left";
-    }
+  | StaticJoinSpec
   /** Windows rows and aggregates them within the split; the output is a partial-aggregate batch. */
   | { readonly op: "partialAggregate"; readonly spec: AggregateSpec }
   /** Merges partial batches into one state row per group (stateful). */
@@ -256,12 +285,13 @@ export function statefulOperators(plan: PhysicalPlan): readonly StatefulOperator
 
 /**
  * A static DataFrame a streaming query reads, run once at query start: the static side of a
- * stream-static join (`use: "join"`, built into a hash table shared by all tasks on `on`), or a
- * transformWithState initial state (`use: "rows"`, one batch for the driver's operator).
+ * stream-static join (`use: "join"`, built into a hash table shared by all tasks on the key
+ * expressions `on`, over the plan's columns), or a transformWithState initial state (`use: "rows"`,
+ * one batch for the driver's operator; `on` is empty).
  */
 export interface StaticTableSpec {
   readonly tableId: string;
   readonly plan: LogicalPlan;
   readonly use: "join" | "rows";
-  readonly on: readonly string[];
+  readonly on: readonly Expr[];
 }

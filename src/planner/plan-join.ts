@@ -2,7 +2,7 @@ import { AnalysisError } from "../errors/errors.js";
 import { type Expr, mapColumns, referencedColumns, unalias } from "../expr/ast.js";
 import { resolveType } from "../expr/resolve.js";
 import { carriesEventTime, eventTimeColumnOf, eventTimeColumns } from "../plan/event-time-columns.js";
-import type { LogicalPlan } from "../plan/logical.js";
+import { joinTypeName, type LogicalPlan } from "../plan/logical.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { ColType, Field, Fields } from "../types/dtype.js";
 import type { JoinStateWatermark, StreamJoinSpec } from "./physical.js";
@@ -96,8 +96,8 @@ export function joinParts(p: LogicalPlan & { kind: "join" }, keyable?: (left: Co
 }
 
 /**
- * Plans a join that runs as a symmetric hash join (two streams, or two static sides): its parts,
- * and how far each side's state is bounded by the watermark, as Spark's
+ * Plans a join that runs as a symmetric hash join (two streams, or a full outer join of two static
+ * sides): its parts, and how far each side's state is bounded by the watermark, as Spark's
  * StreamingSymmetricHashJoinHelper works it out.
  */
 export function planJoin(p: LogicalPlan & { kind: "join" }, operatorId: number): { spec: StreamJoinSpec; output: Expr[] | null } {
@@ -150,9 +150,8 @@ export function checkStreamJoin(spec: StreamJoinSpec): void {
     (spec.joinType === "right" && spec.rightState !== null) ||
     (spec.joinType === "full" && (spec.leftState !== null || spec.rightState !== null));
   if (bounded) return;
-  const name = { left: "LeftOuter", right: "RightOuter", full: "FullOuter", leftSemi: "LeftSemi", inner: "Inner" }[spec.joinType];
   throw new AnalysisError(
-    `Stream-stream ${name} join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition`,
+    `Stream-stream ${joinTypeName(spec.joinType)} join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition`,
   );
 }
 
@@ -166,7 +165,7 @@ function splitConjuncts(e: Expr): Expr[] {
   return u.kind === "logic" && u.op === "and" ? [...splitConjuncts(u.left), ...splitConjuncts(u.right)] : [u];
 }
 
-function conjoin(parts: readonly Expr[]): Expr | null {
+export function conjoin(parts: readonly Expr[]): Expr | null {
   return parts.length === 0 ? null : parts.reduce((a, b) => ({ kind: "logic", op: "and", left: a, right: b }));
 }
 
@@ -264,6 +263,6 @@ function usingOutput(p: LogicalPlan & { kind: "join" }, leftFields: Fields, righ
         return col(f.name);
     }
   });
-  if (p.joinType === "leftSemi") return left;
+  if (p.joinType === "leftSemi" || p.joinType === "leftAnti") return left;
   return [...left, ...rightFields.filter((f) => !p.on.includes(f.name)).map((f) => col(f.name))];
 }

@@ -1,10 +1,11 @@
 import { AnalysisError, InternalError } from "../errors/errors.js";
 import type { Expr } from "../expr/ast.js";
-import type { LogicalPlan } from "../plan/logical.js";
-import { isStreamingPlan, planChildren } from "../plan/logical.js";
+import type { JoinType, LogicalPlan } from "../plan/logical.js";
+import { isStreamingPlan, joinTypeName, planChildren } from "../plan/logical.js";
 import { eventTimeColumnOf, eventTimeColumns, refuseSeveralEventTimeColumns } from "../plan/event-time-columns.js";
 import type { SourceDesc } from "../sources/source-desc.js";
 import { planJoin } from "./plan-join.js";
+import { type BuildSide, planStaticJoin } from "./plan-static-join.js";
 import { pruneColumns } from "../plan/prune-columns.js";
 import { schemaOf } from "../plan/schema-of.js";
 import type { Fields } from "../types/dtype.js";
@@ -145,51 +146,86 @@ function toDriver(placed: Placed & { kind: "workers" }, ctx: PlanContext): Drive
 let nextTableId = 0;
 
 /**
- * A join of two streams, or of two static sides, runs as a symmetric hash join on the driver; a
- * stream joined with a static side probes the static side's shared hash table where the stream's
- * rows are (in the workers, or on the driver after a stateful operator).
+ * A join of two streams, or a full outer join of two static sides, runs as a symmetric hash join
+ * on the driver. Any other join has a static side that is never its preserved side (Spark's rules
+ * refuse the rest first): that side is built once into a shared hash table, which the other side
+ * probes where its rows are (in the workers, or on the driver after a stateful operator). Of two
+ * static sides the right one is built, the left one for a right outer join.
  */
 function placeJoin(p: LogicalPlan & { kind: "join" }, ctx: PlanContext): Placed {
   const leftStreaming = isStreamingPlan(p.left);
   const rightStreaming = isStreamingPlan(p.right);
-  const broadcastable = p.condition === null && (p.joinType === "inner" || p.joinType === "left") && !(leftStreaming && rightStreaming);
-  if (!broadcastable) {
-    if (leftStreaming !== rightStreaming) checkStreamStaticJoin(p, leftStreaming);
+  checkStreamingJoinType(p, leftStreaming, rightStreaming);
+  const build = leftStreaming && rightStreaming ? null : leftStreaming ? "right" : rightStreaming ? "left" : staticBuildSide(p.joinType);
+  if (build === null) {
     const left = driverOf(place(p.left, ctx), ctx);
     const right = driverOf(place(p.right, ctx), ctx);
     const { spec, output } = planJoin(p, ctx.nextOperatorId++);
     const node: DriverNode = { kind: "join", left, right, spec };
     return { kind: "driver", node: output ? append(node, [{ op: "project", exprs: output }]) : node };
   }
-  if (!leftStreaming && rightStreaming && p.joinType === "left") {
-    throw new AnalysisError("Left outer join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported");
-  }
-  // The side that is read split by split probes (the left one of two static sides); the other
-  // side becomes the shared hash table.
-  const [probe, build] = leftStreaming || !rightStreaming ? [p.left, p.right] : [p.right, p.left];
-  const tableId = `static-${nextTableId++}`;
-  ctx.staticTables.push({ tableId, plan: build, use: "join", on: p.on });
-  const steps: OperatorSpec[] = [{ op: "joinStatic", tableId, on: p.on, joinType: p.joinType as "inner" | "left" }];
-  if (probe !== p.left) {
-    // Restore the left-then-right column order of the logical join.
-    steps.push({ op: "project", exprs: schemaOf(p).map((f): Expr => ({ kind: "col", name: f.name })) });
-  }
-  return then(place(probe, ctx), steps, schemaOf(p));
+  const { table, spec, output } = planStaticJoin(p, build, `static-${nextTableId++}`);
+  ctx.staticTables.push(table);
+  const steps: OperatorSpec[] = output === null ? [spec] : [spec, { op: "project", exprs: output }];
+  return then(place(build === "right" ? p.left : p.right, ctx), steps, schemaOf(p));
 }
 
-/** Spark's refusals for stream-static joins Sluice cannot run as a broadcast probe. */
-function checkStreamStaticJoin(p: LogicalPlan & { kind: "join" }, leftStreaming: boolean): void {
-  const streamSide = leftStreaming ? "left" : "right";
-  const preserved = p.joinType === "left" || p.joinType === "leftSemi" ? "left" : p.joinType === "right" ? "right" : p.joinType === "full" ? "both" : "none";
-  if (preserved === "both" || (preserved !== "none" && preserved !== streamSide)) {
-    const what = { left: "Left outer", right: "Right outer", full: "Full outer", leftSemi: "LeftSemi", inner: "Inner" }[p.joinType];
-    throw new AnalysisError(
-      `${what} join with a streaming DataFrame/Dataset on the ${streamSide === "left" ? "left" : "right"} and a static DataFrame/Dataset on the ${streamSide === "left" ? "right" : "left"} is not supported`,
-    );
+/** Of two static sides, the one built into the table: the side the join does not preserve (none for a full outer join). */
+function staticBuildSide(joinType: JoinType): BuildSide | null {
+  switch (joinType) {
+    case "right":
+      return "left";
+    case "full":
+      return null;
+    case "inner":
+    case "left":
+    case "leftSemi":
+    case "leftAnti":
+      return "right";
   }
-  throw new AnalysisError(
-    `Sluice joins a stream with a static DataFrame on equal columns (join(static, ["key"], "inner" | "left")) only; ${p.condition ? "a join condition" : `a ${p.joinType} join`} with a static side is not supported yet: join on columns and filter the result`,
-  );
+}
+
+/**
+ * Spark's join-type rules for joins with a streaming side (UnsupportedOperationChecker): a stream
+ * cannot be joined with a static side whose unmatched rows the join must give, since whether a
+ * static row ever finds a match is never settled while the stream goes on. A stream-stream join's
+ * watermark rules are checked at start().
+ */
+function checkStreamingJoinType(p: LogicalPlan & { kind: "join" }, leftStreaming: boolean, rightStreaming: boolean): void {
+  const refuse = (spark: string, fix: string) => new AnalysisError(`${spark}: ${fix}`);
+  switch (p.joinType) {
+    case "inner":
+      return;
+    case "full":
+      if (leftStreaming === rightStreaming) return;
+      throw refuse(
+        leftStreaming
+          ? "FullOuter joins with streaming DataFrames/Datasets on the left and a static DataFrame/Dataset on the right is not supported"
+          : "FullOuter joins with streaming DataFrames/Datasets on the right and a static DataFrame/Dataset on the left is not supported",
+        `keep the stream's rows only, with a ${leftStreaming ? "left" : "right"} outer join`,
+      );
+    case "leftAnti":
+      if (!rightStreaming) return;
+      throw refuse(
+        "LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported",
+        leftStreaming
+          ? "of two streams, a left outer join with watermarks gives each left row that found no match with nulls once the watermark passes it; filter those"
+          : "put the stream on the left, stream.join(static, on, \"left_anti\"), to keep the stream rows without a match",
+      );
+    case "left":
+    case "leftSemi":
+      if (leftStreaming || !rightStreaming) return;
+      throw refuse(
+        `${joinTypeName(p.joinType)} join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported`,
+        `put the stream on the left, stream.join(static, on, "${p.joinType === "left" ? "left" : "left_semi"}"), to keep the stream's rows`,
+      );
+    case "right":
+      if (!leftStreaming || rightStreaming) return;
+      throw refuse(
+        "RightOuter join with a streaming DataFrame/Dataset on the left and a static DataFrame/DataSet on the right not supported",
+        'keep the stream\'s rows with stream.join(static, on, "left"), or put the stream on the right',
+      );
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Batch } from "../batch/batch.js";
-import { buildStaticJoinTable } from "../operators/static-join-exec.js";
+import { buildStaticJoinTable } from "../operators/static-join-table.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import type { PhysicalPlan } from "../planner/physical.js";
 import { planPhysical } from "../planner/planner.js";

@@ -54,9 +54,11 @@ export type JoinHow =
   | "left" | "left_outer" | "leftouter"
   | "right" | "right_outer" | "rightouter"
   | "full" | "outer" | "full_outer" | "fullouter"
-  | "left_semi" | "leftsemi" | "semi";
+  | "left_semi" | "leftsemi" | "semi"
+  | "left_anti" | "leftanti" | "anti";
 
-type SemiHow = "left_semi" | "leftsemi" | "semi";
+/** Joins that give the left columns only: a left row that has a match (semi) or has none (anti). */
+type LeftOnlyHow = "left_semi" | "leftsemi" | "semi" | "left_anti" | "leftanti" | "anti";
 /** Joins that may leave a left row without a match (its right columns null). */
 type RightMayBeNull = "left" | "left_outer" | "leftouter" | "full" | "outer" | "full_outer" | "fullouter";
 /** Joins that may leave a right row without a match (its left columns null). */
@@ -66,7 +68,7 @@ type NullableIf<S extends SchemaShape, Yes extends boolean> = Yes extends true ?
 
 /** The schema of `left.join(right, on, how)`: every left column (the keys once), then the right side's others. */
 export type JoinSchema<L extends SchemaShape, R extends SchemaShape, On extends string, How extends string> = Simplify<
-  How extends SemiHow
+  How extends LeftOnlyHow
     ? L
     : NullableIf<Omit<L, On>, How extends LeftMayBeNull ? true : false> & {
         readonly [K in On & keyof L & keyof R]: How extends "right" | "right_outer" | "rightouter"
@@ -84,7 +86,7 @@ type RightOfConditionJoin<L extends SchemaShape, R extends SchemaShape> = {
 
 /** The schema of `left.join(right, condition, how)`: every left column, then every right one. */
 export type ConditionJoinSchema<L extends SchemaShape, R extends SchemaShape, How extends string> = Simplify<
-  How extends SemiHow
+  How extends LeftOnlyHow
     ? L
     : NullableIf<L, How extends LeftMayBeNull ? true : false> &
         NullableIf<RightOfConditionJoin<L, R>, How extends RightMayBeNull ? true : false>

@@ -1,6 +1,7 @@
 import { threadId } from "node:worker_threads";
 import { emptyBatch } from "../../batch/batch.js";
-import { probeStaticJoin, staticJoinRebuildCount, type StaticJoinTable } from "../../operators/static-join-exec.js";
+import { probeStaticJoin, type StaticProbe } from "../../operators/static-join-exec.js";
+import { staticJoinRebuildCount, type StaticJoinTable } from "../../operators/static-join-table.js";
 import { emptyMetrics } from "../../batch/task-metrics.js";
 import type { InputTask as Task, InputTaskResult as TaskResult } from "../protocol.js";
 
@@ -11,8 +12,7 @@ import type { InputTask as Task, InputTaskResult as TaskResult } from "../protoc
  */
 export interface JoinControl {
   readonly tableId: string;
-  readonly on: readonly string[];
-  readonly joinType: "inner" | "left";
+  readonly join: StaticProbe;
   /** Three slots per task: thread id, rebuild count, 1 when the table's arrays were shared. */
   readonly log: Int32Array;
 }
@@ -21,7 +21,7 @@ export function runTask(task: Task): TaskResult {
   const control = task.staticTables["join"] as JoinControl;
   const table = task.staticTables[control.tableId] as StaticJoinTable;
   const input = task.split.kind === "batch" ? task.split.batch : emptyBatch([]);
-  const batch = probeStaticJoin(input, table, control.on, control.joinType);
+  const batch = probeStaticJoin(input, table, control.join);
   const slot = 3 * task.context.batchId;
   const shared = [table.hash.slots, table.hash.next, ...table.keys.map((k) => (k.kind === "number" ? k.values : k.bytes))].every(
     (a) => a.buffer instanceof SharedArrayBuffer,
