@@ -230,17 +230,25 @@ export type DriverNode =
   | { readonly kind: "join"; readonly left: DriverNode; readonly right: DriverNode; readonly spec: StreamJoinSpec }
   | { readonly kind: "union"; readonly inputs: readonly DriverNode[] };
 
+/** The shape every tree of driver nodes shares: the planned one (DriverNode) and the one a run opens from it. */
+export type DriverTree<N> =
+  | { readonly kind: "pipelines" }
+  | { readonly kind: "operators"; readonly input: N }
+  | { readonly kind: "join"; readonly left: N; readonly right: N }
+  | { readonly kind: "union"; readonly inputs: readonly N[] };
+
 /** The nodes whose rows a driver node reads, in order. */
-export function driverInputs(node: DriverNode): readonly DriverNode[] {
-  switch (node.kind) {
+export function driverInputs<N extends DriverTree<N>>(node: N): readonly N[] {
+  const n: DriverTree<N> = node;
+  switch (n.kind) {
     case "pipelines":
       return [];
     case "operators":
-      return [node.input];
+      return [n.input];
     case "join":
-      return [node.left, node.right];
+      return [n.left, n.right];
     case "union":
-      return node.inputs;
+      return n.inputs;
   }
 }
 

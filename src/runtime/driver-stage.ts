@@ -8,7 +8,7 @@ import type { StateOperatorMetrics } from "../operators/state-metrics.js";
 import { StreamJoinExec } from "../operators/stream-join-exec.js";
 import type { ProcessorTaskRunner } from "../operators/processor-task.js";
 import { TransformWithStateExec } from "../operators/transform-with-state-exec.js";
-import type { DriverNode, PhysicalPlan } from "../planner/physical.js";
+import { driverInputs, type DriverNode, type PhysicalPlan } from "../planner/physical.js";
 import type { StateStore, StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import type { StateOperatorProgress } from "./progress.js";
@@ -200,21 +200,8 @@ export class DriverStage {
   }
 
   private forEachNode(node: RunNode, f: (n: RunNode) => void): void {
-    for (const input of runInputs(node)) this.forEachNode(input, f);
+    for (const input of driverInputs(node)) this.forEachNode(input, f);
     f(node);
-  }
-}
-
-function runInputs(node: RunNode): readonly RunNode[] {
-  switch (node.kind) {
-    case "pipelines":
-      return [];
-    case "operators":
-      return [node.input];
-    case "join":
-      return [node.left, node.right];
-    case "union":
-      return node.inputs;
   }
 }
 
