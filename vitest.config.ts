@@ -7,9 +7,10 @@ import { defineConfig } from "vitest/config";
 // are in the run, and files named *.registry.test.ts, run against the real schema registry that
 // src/testing/schema-registry-global-setup.ts starts alongside it) and `faults` (files named *.faults.test.ts:
 // they kill, freeze and restart that broker or registry, so they run one at a time, after every other file:
-// sequence.groupOrder runs the groups 0, 1, 2 one after the other).
+// sequence.groupOrder runs the groups 0, 1, 2 one after the other), and `e2e` (files named *.e2e.test.ts: the web UI
+// in Debian's chromium and the Postgres protocol through the psql client, which scripts/e2e-deps.sh installs).
 // `npm test` runs unit, then kafka; `npm run test:restarts` runs new-process and `npm run test:faults` the faults
-// (.ci/run runs both after npm test); `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
+// (.ci/run runs both after npm test) and `npm run test:e2e` the e2e files; `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -26,7 +27,13 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "bench/**/*.test.ts", "examples/**/*.test.ts"],
-          exclude: ["src/**/*.kafka.test.ts", "src/**/*.registry.test.ts", "src/**/*.faults.test.ts", "src/**/*.new-process.test.ts"],
+          exclude: [
+            "src/**/*.kafka.test.ts",
+            "src/**/*.registry.test.ts",
+            "src/**/*.faults.test.ts",
+            "src/**/*.new-process.test.ts",
+            "src/**/*.e2e.test.ts",
+          ],
           typecheck: {
             enabled: true,
             include: ["src/**/*.test-d.ts"],
@@ -43,6 +50,16 @@ export default defineConfig({
           name: "new-process",
           include: ["src/**/*.new-process.test.ts"],
           testTimeout: 120_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Real clients against Sluice's servers: a browser on the web UI, psql on the Postgres protocol.
+          name: "e2e",
+          include: ["src/**/*.e2e.test.ts"],
+          testTimeout: 60_000,
           sequence: { groupOrder: 0 },
         },
       },
