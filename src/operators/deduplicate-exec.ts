@@ -1,12 +1,13 @@
 import { columnIndex, type Batch } from "../batch/batch.js";
 import { AnalysisError, InternalError } from "../errors/errors.js";
 import { takeRows } from "../kernels/gather.js";
-import { keyViewOf, viewOf } from "../kernels/hash-table-columns.js";
+import { keyViewOf } from "../kernels/hash-table-columns.js";
 import { KeyEncoder } from "../kernels/hash-table-keys.js";
 import { isLate } from "../kernels/window.js";
 import { deduplicationKeys, type DeduplicateSpec } from "../planner/physical.js";
 import type { StateStore } from "../state/state-store.js";
 import { BaseExec, type ExecContext, type StatefulExec } from "./exec.js";
+import { eventTimesAt } from "./late-rows.js";
 import { StateBatchAccounting, type StateOperatorMetrics } from "./state-metrics.js";
 
 export type { DeduplicateSpec };
@@ -97,11 +98,12 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
   private firstOccurrences(batch: Batch, watermarkMs: number | null): Batch {
     const { store, accounting } = this.opened();
     const table = store.table;
-    const timeAt = eventTimeReader(batch, this.eventTimeIndex);
+    // Each row's event time (a window counts by its end; NaN when null), or none without an event-time column.
+    const times = this.eventTimeIndex < 0 ? null : eventTimesAt(batch, this.eventTimeIndex);
     const candidates = new Int32Array(batch.numRows);
     let n = 0;
     for (let r = 0; r < batch.numRows; r++) {
-      if (isLate(timeAt(r), watermarkMs)) accounting.addDropped(1);
+      if (times !== null && isLate(times[r]!, watermarkMs)) accounting.addDropped(1);
       else candidates[n++] = r;
     }
     const rows = candidates.subarray(0, n);
@@ -120,24 +122,10 @@ export class DeduplicateExec extends BaseExec implements StatefulExec {
       const r = rows[k]!;
       firsts[kept++] = r;
       table.markUpdated(slots[k]!);
-      const t = timeAt(r) + (this.withinDelayMs ?? 0);
+      const t = (times === null ? NaN : times[r]!) + (this.withinDelayMs ?? 0);
       if (this.expires && t === t) expiry.set(slots[k]!, t);
     }
     this.duplicates += n - kept;
     return kept === batch.numRows ? batch : takeRows(batch, firsts.subarray(0, kept));
-  }
-}
-
-/** Each row's event time in epoch ms (a window column counts by its end); NaN when null or absent. */
-function eventTimeReader(batch: Batch, index: number): (row: number) => number {
-  if (index < 0) return () => NaN;
-  const view = viewOf(batch.columns[index]!, batch.fields[index]!.type, batch.fields[index]!.name);
-  switch (view.kind) {
-    case "number":
-      return (r) => (view.valid !== null && view.valid[r] === 0 ? NaN : view.values[r]!);
-    case "window":
-      return (r) => view.ends[r]!;
-    case "string":
-      throw new Error(`event-time column "${batch.fields[index]!.name}" must be a timestamp`);
   }
 }
