@@ -84,8 +84,11 @@ export function runJoinLoop(data: AdClickData, o: LoopOptions): LoopResult {
   let lastStepStateRows = 0;
   const steps = data.impBounds.length - 1;
   const flush = flushEvents();
-  const emit = (out: JoinedRow[], row: JoinedRow) => {
-    out.push(row);
+  // Both sides probe the other with the same condition: a click within the hour after its impression.
+  const joinIfMatched = (out: JoinedRow[], imp: Impression, c: Click) => {
+    if (c.time < imp.time || c.time > imp.time + MATCH_WINDOW_MS) return;
+    imp.matched = true;
+    out.push({ impressionAdId: imp.adId, impressionTime: imp.time, clickAdId: c.adId, clickTime: c.time });
   };
   // Steps after the data: the flush events, then one without data that evicts by their watermark.
   for (let k = 0; k < steps + 2; k++) {
@@ -102,29 +105,19 @@ export function runJoinLoop(data: AdClickData, o: LoopOptions): LoopResult {
     for (const imp of imps) {
       if (imp.time <= watermark) continue;
       maxImp = Math.max(maxImp, imp.time);
-      for (const c of clicks.byAd.get(imp.adId) ?? []) {
-        if (c.time >= imp.time && c.time <= imp.time + MATCH_WINDOW_MS) {
-          imp.matched = true;
-          emit(out, { impressionAdId: imp.adId, impressionTime: imp.time, clickAdId: c.adId, clickTime: c.time });
-        }
-      }
+      for (const c of clicks.byAd.get(imp.adId) ?? []) joinIfMatched(out, imp, c);
       impressions.add(imp);
     }
     for (const c of cls) {
       if (c.time <= watermark) continue;
       maxClick = Math.max(maxClick, c.time);
-      for (const imp of impressions.byAd.get(c.adId) ?? []) {
-        if (c.time >= imp.time && c.time <= imp.time + MATCH_WINDOW_MS) {
-          imp.matched = true;
-          emit(out, { impressionAdId: imp.adId, impressionTime: imp.time, clickAdId: c.adId, clickTime: c.time });
-        }
-      }
+      for (const imp of impressions.byAd.get(c.adId) ?? []) joinIfMatched(out, imp, c);
       clicks.add(c);
     }
     // A future click is after the watermark: an impression an hour older than it cannot match;
     // a future impression is too, so a click at or before it cannot either.
     impressions.evict(watermark, MATCH_WINDOW_MS, (imp) => {
-      if (o.leftOuter && !imp.matched) emit(out, { impressionAdId: imp.adId, impressionTime: imp.time, clickAdId: null, clickTime: null });
+      if (o.leftOuter && !imp.matched) out.push({ impressionAdId: imp.adId, impressionTime: imp.time, clickAdId: null, clickTime: null });
     });
     clicks.evict(watermark, 0, () => undefined);
     outputRows += out.length;
