@@ -26,8 +26,6 @@ export const ERASE_LINE = "\r\x1b[K";
 export interface ProgressWork {
   /** Adds what a completed task (or batch) read. */
   advance(delta: Partial<ProgressCounts>): void;
-  /** Sets totals learnt after the work began (an availableNow drain's backlog). */
-  expect(total: ProgressTotals): void;
   /** The work is over (done, failed or stopped): it leaves the bar. Safe to call twice. */
   end(): void;
   /** False when nothing will be drawn (not a terminal, or turned off): the caller may skip measuring totals. */
@@ -35,31 +33,24 @@ export interface ProgressWork {
 }
 
 /** What work gets when no bar is drawn: counting costs nothing. */
-const UNSHOWN: ProgressWork = { advance() {}, expect() {}, end() {}, shown: false };
+const UNSHOWN: ProgressWork = { advance() {}, end() {}, shown: false };
 
 class TrackedWork implements ProgressWork {
   readonly shown = true;
   readonly done: ProgressCounts = { files: 0, bytes: 0, rows: 0, tasks: 0 };
-  total: ProgressTotals;
 
   constructor(
     readonly label: string,
-    total: ProgressTotals,
+    readonly total: ProgressTotals,
     readonly startedMs: number,
     private readonly onEnd: (w: TrackedWork) => void,
-  ) {
-    this.total = total;
-  }
+  ) {}
 
   advance(d: Partial<ProgressCounts>): void {
     this.done.files += d.files ?? 0;
     this.done.bytes += d.bytes ?? 0;
     this.done.rows += d.rows ?? 0;
     this.done.tasks += d.tasks ?? 0;
-  }
-
-  expect(total: ProgressTotals): void {
-    this.total = { ...this.total, ...total };
   }
 
   end(): void {
@@ -91,11 +82,16 @@ export class ConsoleProgressBar {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Whether work begun now would be drawn: worth measuring its total for (a drain's backlog). */
+  willDraw(): boolean {
+    return this.settings().enabled && (this.terminal ?? this.output().terminal).isTTY === true;
+  }
+
   /** Follows a piece of work from now on; the bar shows it once it has run long enough. */
   begin(label: string, total: ProgressTotals = {}): ProgressWork {
-    const { enabled, updateIntervalMs } = this.settings();
+    if (!this.willDraw()) return UNSHOWN;
+    const { updateIntervalMs } = this.settings();
     const terminal = this.terminal ?? this.output().terminal;
-    if (!enabled || terminal.isTTY !== true) return UNSHOWN;
     const work = new TrackedWork(label, total, this.now(), (w) => this.finish(w));
     this.works.add(work);
     if (this.timer === null) {

@@ -189,10 +189,10 @@ export class MicroBatchExecution {
    * is drawn (a file source lists its folder once more).
    */
   private async beginDrainProgress(): Promise<void> {
-    const work = this.deps.consoleProgress?.begin(`availableNow query ${this.deps.name ?? this.deps.id.slice(0, 8)}`);
-    if (!work?.shown) return;
-    this.drain = work;
-    work.expect(await backlogTotals(this.deps.sources, this.committed));
+    const bar = this.deps.consoleProgress;
+    if (!bar?.willDraw()) return;
+    const total = await backlogTotals(this.deps.sources, this.committed);
+    this.drain = bar.begin(`availableNow query ${this.deps.name ?? this.deps.id.slice(0, 8)}`, total);
   }
 
   private async triggerLoop(): Promise<void> {

@@ -1,0 +1,21 @@
+// A static count() in a child process whose stderr is whatever the test gives it: a pseudo-terminal
+// (through util-linux `script`) or a pipe. It prints `COUNT <n>` on stdout. The bar shows from the
+// first moment (no 500 ms wait) and redraws every millisecond, on the process's real stderr.
+// Run as `node --import tsx progress-child.ts '{"dir": "..."}'`.
+import { z } from "zod";
+import { Session } from "../api/session.js";
+import { runIfMain } from "./plan-child.js";
+
+const Click = z.object({ user: z.string(), page: z.string(), durationMs: z.int32() });
+
+async function main(plan: { readonly dir: string }): Promise<void> {
+  const session = new Session({ workers: 1, conf: { "spark.ui.consoleProgress.update.interval": 1 } });
+  session.progressOutput = { ...session.progressOutput, firstDelayMs: 0 };
+  try {
+    process.stdout.write(`COUNT ${await session.read.schema(Click).json(plan.dir).count()}\n`);
+  } finally {
+    await session.stop();
+  }
+}
+
+runIfMain(import.meta.url, main);
