@@ -1,8 +1,12 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Session } from "../api/session.js";
+import { MalformedRecordError } from "../errors/errors.js";
 import { tempDir } from "../testing/temp-dir.js";
 import { TerminalStream } from "../testing/terminal-stream.js";
 import { ERASE_LINE } from "./console-progress.js";
@@ -118,6 +122,51 @@ describe("progress bars on a terminal", () => {
     const isFrame = (c: string | undefined) => c !== undefined && c.startsWith("\r") && c !== ERASE_LINE;
     expect(chunks.filter((c, i) => printed.includes(c) && isFrame(chunks[i - 1]))).toEqual([]);
     expect(terminal.text.endsWith(ERASE_LINE)).toBe(true);
+  });
+});
+
+describe("progress bars of work that fails or is stopped", () => {
+  /** Whatever was drawn is erased, and nothing is drawn any more: the bar's timer is gone. */
+  async function expectClearedForGood(terminal: TerminalStream) {
+    expect(terminal.frames.length).toBeGreaterThan(0);
+    expect(terminal.text.endsWith(ERASE_LINE)).toBe(true);
+    const written = terminal.chunks.length;
+    await sleep(50);
+    expect(terminal.chunks).toHaveLength(written);
+  }
+
+  it("a collect() that fails on a malformed record (FAILFAST) erases its bar", async () => {
+    const terminal = new TerminalStream(true);
+    const session = sessionOn(terminal);
+    const dir = clickFiles(8, 2000);
+    writeFileSync(path.join(dir, "part-999.jsonl"), '{"user": "u1", "page": "/p", "durationMs": "long"}\n');
+    try {
+      await expect(session.read.schema(Click).option("mode", "FAILFAST").json(dir).collect()).rejects.toThrow(MalformedRecordError);
+    } finally {
+      await session.stop();
+    }
+    await expectClearedForGood(terminal);
+  });
+
+  it("an availableNow drain stopped after its first batch erases its bar", async () => {
+    const terminal = new TerminalStream(true);
+    const session = sessionOn(terminal);
+    try {
+      const query = session.readStream
+        .schema(Click)
+        .option("maxFilesPerTrigger", 1)
+        .json(clickFiles(12, 2000))
+        .writeStream.format("memory")
+        .queryName("stopped")
+        .trigger({ availableNow: true })
+        .start();
+      await new Promise<void>((resolve) => session.streams.addListener({ onQueryProgress: () => resolve() }));
+      await query.stop();
+      expect(query.recentProgress.length).toBeLessThan(12);
+    } finally {
+      await session.stop();
+    }
+    await expectClearedForGood(terminal);
   });
 });
 
