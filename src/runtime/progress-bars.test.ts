@@ -31,8 +31,8 @@ function clickFiles(files: number, rowsPerFile: number) {
 
 /**
  * A session whose progress bar draws on `terminal` from the first moment (no 500 ms wait) and
- * redraws every millisecond. One worker thread: the driver waits on it, so the bar's timer runs
- * while tasks do (inline tasks would keep the driver busy until the action ends).
+ * redraws every millisecond. One worker thread: the driver only waits on it, so the bar's timer
+ * fires while tasks run, as in a real session.
  */
 function sessionOn(terminal: TerminalStream, conf: Record<string, unknown> = {}) {
   const session = new Session({ workers: 1, conf: { "spark.ui.consoleProgress.update.interval": 1, ...conf } });
