@@ -174,19 +174,28 @@ describe("progress bars in a real terminal", () => {
   const child = fileURLToPath(new URL("../testing/progress-child.ts", import.meta.url));
   const command = (dir: string) => [process.execPath, "--import", "tsx", child, JSON.stringify({ dir })];
 
-  it("draws on stderr when it is a pseudo-terminal (util-linux script), and not when it is a pipe", () => {
+  it("draws on stderr when it is a pseudo-terminal (util-linux script), erased before each console sink table, and not when it is a pipe", () => {
     const dir = clickFiles(20, 2000);
     const quoted = command(dir)
       .map((arg) => `'${arg}'`)
       .join(" ");
+    // In the terminal stdout and stderr meet on one screen, as they do for a user.
     const inTerminal = execFileSync("script", ["-qec", quoted, "/dev/null"], { encoding: "utf8", timeout: 60_000 });
     expect(inTerminal).toContain("COUNT 40000");
     expect(inTerminal).toMatch(/\r\[count: [=> ]+\] \d+% \d+\/20 files, /);
+    expect(inTerminal).toMatch(/\r\[availableNow query [0-9a-f]{8}: [=> ]+\] \d+% \d+\/20 files, /);
     expect(inTerminal).toContain(ERASE_LINE);
+    const rule = "-------------------------------------------\r\nBatch: ";
+    const tables = inTerminal.split(rule).slice(0, -1);
+    expect(tables).toHaveLength(4);
+    // Before each table: the end of a line, or the bar erased; never a bar still drawn.
+    for (const before of tables) expect(before.endsWith("\n") || before.endsWith(ERASE_LINE)).toBe(true);
+    expect(inTerminal.trimEnd().endsWith("DONE")).toBe(true);
 
     const [node, ...args] = command(dir);
     const piped = spawnSync(node!, args, { encoding: "utf8", timeout: 60_000 });
-    expect(piped.stdout).toBe("COUNT 40000\n");
+    expect(piped.stdout.startsWith("COUNT 40000\n-------------------------------------------\nBatch: 0\n")).toBe(true);
+    expect(piped.stdout.endsWith("DONE\n")).toBe(true);
     expect(piped.stderr).toBe("");
     // Two Node processes that each start a worker thread: slower than the unit tests' 30 s allow on a busy machine.
   }, 120_000);
