@@ -25,10 +25,11 @@ export async function executeStatic(engine: EngineContext, plan: LogicalPlan, ac
   const staticTables = await buildStaticTables(engine, physical);
   const splits = await Promise.all(physical.inputs.map((p) => staticSplits(p.source, { tableBatches: (id) => engine.tableBatches(id) })));
   const batch = { batchId: 0, watermarkMs: null, watermarkForLateEventsMs: null, batchTimestampMs: Date.now(), endOfInput: true };
-  const tally = new SplitProgress(splits.flat());
-  const progress = engine.consoleProgress.begin(action, tally.totals);
+  // Splits are tallied only when a bar is drawn: without one, a static action does no extra work.
+  const tally = engine.consoleProgress.willDraw() ? new SplitProgress(splits.flat()) : null;
+  const progress = engine.consoleProgress.begin(action, tally?.totals);
   try {
-    const onTaskDone = progress.shown ? (split: InputSplit, rows: number) => progress.advance(tally.completed(split, rows)) : undefined;
+    const onTaskDone = tally ? (split: InputSplit, rows: number) => progress.advance(tally.completed(split, rows)) : undefined;
     const out = await runPipelines(engine.pool, physical.inputs, splits, batch, "complete", staticTables, physical.watermarks.length, onTaskDone);
     const stage = new DriverStage(physical, "complete", new InMemoryStateStoreProvider(), 0, processorTaskRunner(engine.pool), staticTables);
     try {
