@@ -232,32 +232,33 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
 
   // ---- actions on static DataFrames ----
 
-  private async execute() {
+  /** `action` names the work on the console progress bar. */
+  private async execute(action: string) {
     if (this.isStreaming) {
       throw new AnalysisError("Queries with streaming sources must be executed with writeStream.start()");
     }
-    return this.session.executeStatic(this.plan);
+    return this.session.executeStatic(this.plan, action);
   }
 
   /** All rows as plain objects (timestamps as Date). */
   async collect(): Promise<RowOf<S>[]> {
-    return batchToRows(await this.execute()) as RowOf<S>[];
+    return batchToRows(await this.execute("collect")) as RowOf<S>[];
   }
 
   /** The rows as an Arrow table, without copying column buffers. */
   async toArrow(): Promise<arrow.Table> {
     const { Table } = await import("apache-arrow");
-    return new Table(toRecordBatch(await this.execute()));
+    return new Table(toRecordBatch(await this.execute("toArrow")));
   }
 
   /** Number of rows. */
   async count(): Promise<number> {
-    return (await this.execute()).numRows;
+    return (await this.execute("count")).numRows;
   }
 
   /** Prints the first rows as a table, as Spark's `show()`. */
   async show(numRows = 20, truncate = true): Promise<void> {
-    process.stdout.write(formatTable(await this.execute(), numRows, truncate));
+    process.stdout.write(formatTable(await this.execute("show"), numRows, truncate));
   }
 
   printSchema(): void {

@@ -25,9 +25,25 @@ describe("session.conf (Spark's RuntimeConfig)", () => {
     expect(() => session.conf.set(KEY, "yes" as never)).toThrow(`conf.set: option "${KEY}": ${KEY} must be true or false (got "yes")`);
     expect(session.conf.get(KEY)).toBe("true");
     expect(() => session.conf.set("spark.sql.shuffle.partitions" as never, "4" as never)).toThrow(
-      `unknown setting(s) "spark.sql.shuffle.partitions": Sluice reads "${KEY}", "spark.sql.streaming.multipleWatermarkPolicy", "spark.sql.streaming.statefulOperator.checkCorrectness.enabled"`,
+      `unknown setting(s) "spark.sql.shuffle.partitions": Sluice reads "${KEY}", "spark.sql.streaming.multipleWatermarkPolicy", "spark.sql.streaming.statefulOperator.checkCorrectness.enabled", "spark.ui.showConsoleProgress", "spark.ui.consoleProgress.update.interval"`,
     );
     expect(() => session.conf.get("spark.sql.shuffle.partitions" as never)).toThrow(`conf.get: unknown setting "spark.sql.shuffle.partitions"`);
     expect(() => new Session({ workers: 0, conf: { [KEY]: 1 as never } })).toThrow(`Session: option "conf.${KEY}": ${KEY} must be true or false (got 1)`);
+  });
+
+  it("has Spark's console progress settings: the bar on by default, redrawn every 200 ms, as milliseconds or Spark's time strings", async () => {
+    const session = new Session({ workers: 0 });
+    expect(session.conf.get("spark.ui.showConsoleProgress")).toBe("true");
+    expect(session.conf.get("spark.ui.consoleProgress.update.interval")).toBe("200");
+    session.conf.set("spark.ui.showConsoleProgress", "false");
+    expect(session.conf.get("spark.ui.showConsoleProgress")).toBe("false");
+    for (const [given, ms] of [[50, "50"], ["1000", "1000"], ["1s", "1000"], ["250ms", "250"], ["2 seconds", "2000"]] as const) {
+      session.conf.set("spark.ui.consoleProgress.update.interval", given);
+      expect(session.conf.get("spark.ui.consoleProgress.update.interval")).toBe(ms);
+    }
+    expect(() => session.conf.set("spark.ui.consoleProgress.update.interval", "often")).toThrow(
+      `conf.set: option "spark.ui.consoleProgress.update.interval": cannot parse "often" as a duration; use a number and a unit such as "10 seconds", "5 minutes" or "1 hour"`,
+    );
+    await session.stop();
   });
 });

@@ -5,6 +5,7 @@ import type { StreamingQuery } from "../runtime/streaming-query.js";
 
 /** What DataFrames and writers need from their session; implemented by `Session`. */
 export interface SessionInternals {
-  executeStatic(plan: LogicalPlan): Promise<Batch>;
+  /** `action` names the work on the console progress bar (`collect`, `show`...). */
+  executeStatic(plan: LogicalPlan, action?: string): Promise<Batch>;
   startStream(plan: LogicalPlan, config: WriterConfig): StreamingQuery;
 }

@@ -10,6 +10,8 @@ import { AnalysisError } from "../errors/errors.js";
 import type { LogicalPlan } from "../plan/logical.js";
 import { dtypeOfArrow } from "../schema/arrow-types.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
+import { CONSOLE_PROGRESS_UPDATE_INTERVAL, SHOW_CONSOLE_PROGRESS } from "../config/sql-conf.js";
+import { ConsoleProgressBar, FIRST_DELAY_MS, type ProgressTerminal } from "../runtime/console-progress.js";
 import type { EngineContext, RetentionSettings } from "../runtime/engine-context.js";
 import { StreamingQueryManager } from "../runtime/query-manager.js";
 import { startStream } from "../runtime/start-stream.js";
@@ -38,7 +40,8 @@ import type { SessionInternals } from "./session-internals.js";
  * ```
  */
 export class Session implements SessionInternals {
-  readonly streams = new StreamingQueryManager();
+  // Listener callbacks often print: the progress bar steps aside while they run.
+  readonly streams = new StreamingQueryManager((deliver) => this.consoleProgress.aside(deliver));
   /** Spark SQL settings (Spark's `spark.conf`); queries read them when they start. */
   readonly conf: RuntimeConfig;
   private readonly workers: number;
@@ -51,6 +54,15 @@ export class Session implements SessionInternals {
   private readonly tables = new Map<string, () => readonly Batch[]>();
   private readonly memorySinks = new Map<string, MemorySink>();
   private nextTable = 0;
+  /**
+   * @internal Where the progress bar is drawn (stderr) and how long work runs before it shows
+   * (Spark's 500 ms); tests hand in a stream that is a terminal, and no delay.
+   */
+  progressOutput: { terminal: ProgressTerminal; firstDelayMs: number } = { terminal: process.stderr, firstDelayMs: FIRST_DELAY_MS };
+  private readonly consoleProgress = new ConsoleProgressBar(
+    () => this.progressOutput,
+    () => ({ enabled: this.conf.values[SHOW_CONSOLE_PROGRESS], updateIntervalMs: this.conf.values[CONSOLE_PROGRESS_UPDATE_INTERVAL] }),
+  );
 
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
@@ -141,8 +153,8 @@ export class Session implements SessionInternals {
   // ---- what the runtime needs from the session ----
 
   /** @internal Runs a static plan to one batch, with the same operators streams use. */
-  executeStatic(plan: LogicalPlan): Promise<Batch> {
-    return executeStatic(this.engine, plan);
+  executeStatic(plan: LogicalPlan, action?: string): Promise<Batch> {
+    return executeStatic(this.engine, plan, action);
   }
 
   /** @internal */
@@ -157,6 +169,7 @@ export class Session implements SessionInternals {
         return session.pool;
       },
       streams: this.streams,
+      consoleProgress: this.consoleProgress,
       retention: this.retention,
       checkpointRoot: this.checkpointRoot,
       stopTimeoutMs: this.stopTimeoutMs,

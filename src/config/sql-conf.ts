@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseDuration } from "./duration.js";
 
 /** Spark's boolean settings take true / false, or the strings Spark's `conf.set` is usually given. */
 const flag = (key: string) =>
@@ -9,6 +10,19 @@ const flag = (key: string) =>
 const NO_DATA_MICRO_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled";
 const MULTIPLE_WATERMARK_POLICY = "spark.sql.streaming.multipleWatermarkPolicy";
 const STATEFUL_OPERATOR_CHECK_CORRECTNESS = "spark.sql.streaming.statefulOperator.checkCorrectness.enabled";
+const SHOW_CONSOLE_PROGRESS = "spark.ui.showConsoleProgress";
+const CONSOLE_PROGRESS_UPDATE_INTERVAL = "spark.ui.consoleProgress.update.interval";
+
+/** Spark's time settings: a number of milliseconds, or a string such as "200ms" or "1s". */
+const milliseconds = (key: string) =>
+  z.union([z.number(), z.string()], { error: `${key} must be a number of milliseconds or a duration such as "200ms"` }).transform((v, ctx) => {
+    try {
+      return parseDuration(typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v, key);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message.replace(`${key}: `, "") });
+      return z.NEVER;
+    }
+  });
 
 /** How the global watermark is chosen from the watermarks of several inputs. */
 export const WATERMARK_POLICIES = ["min", "max"] as const;
@@ -44,6 +58,13 @@ const settings = {
    * check; default true). Off, such a query runs, with a warning, as Spark lets it.
    */
   [STATEFUL_OPERATOR_CHECK_CORRECTNESS]: flag(STATEFUL_OPERATOR_CHECK_CORRECTNESS).default(true),
+  /**
+   * Whether long static actions and availableNow drains draw a progress bar on stderr (Spark's
+   * default in its shells: true). Drawn only when stderr is a terminal (runtime/console-progress.ts).
+   */
+  [SHOW_CONSOLE_PROGRESS]: flag(SHOW_CONSOLE_PROGRESS).default(true),
+  /** How often the progress bar is redrawn, in milliseconds (Spark's default: 200). */
+  [CONSOLE_PROGRESS_UPDATE_INTERVAL]: milliseconds(CONSOLE_PROGRESS_UPDATE_INTERVAL).default(200),
 };
 
 /** The Spark SQL settings Sluice reads, by Spark's keys; another key is refused, never ignored. */
@@ -63,3 +84,4 @@ export type SqlConfInput = z.input<typeof sqlConfSchema>;
 export type SqlConf = Readonly<z.output<typeof sqlConfSchema>>;
 
 export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS };
+export { CONSOLE_PROGRESS_UPDATE_INTERVAL, SHOW_CONSOLE_PROGRESS };

@@ -40,6 +40,8 @@ export async function runPipelines(
   outputMode: OutputMode,
   staticTables: Readonly<Record<string, unknown>>,
   numWatermarks: number,
+  /** Hears of each task as it completes: the split it read and its input rows (for the console progress bar). */
+  onTaskDone?: (split: InputSplit, numInputRows: number) => void,
 ): Promise<PipelineOutput> {
   const tasks: InputTask[] = [];
   const owner: number[] = [];
@@ -50,7 +52,7 @@ export async function runPipelines(
       owner.push(i);
     }
   });
-  const results = await pool.runAll(tasks);
+  const results = await pool.runAll(tasks, onTaskDone && ((t, r) => onTaskDone(tasks[t]!.split, r.metrics.numInputRows)));
   const perInput: InputFigures[] = inputs.map(() => ({ numInputRows: 0, numMalformedRecords: 0, numRowsDroppedByWatermark: 0 }));
   const eventTime: (EventTimeStats | null)[] = Array.from({ length: numWatermarks }, () => null);
   results.forEach((r, t) => {

@@ -11,7 +11,10 @@ import type { WriterConfig } from "./writer-config.js";
 export function createSink(engine: EngineContext, config: WriterConfig, plan: PhysicalPlan): Sink {
   switch (config.sink.kind) {
     case "console":
-      return new ConsoleSink({ numRows: config.sink.numRows, truncate: config.sink.truncate });
+      // The table goes to stdout with the progress bar (on stderr, often the same terminal) erased meanwhile.
+      return new ConsoleSink({ numRows: config.sink.numRows, truncate: config.sink.truncate }, (text) =>
+        engine.consoleProgress.aside(() => process.stdout.write(text)),
+      );
     case "memory":
       return engine.memorySink(config.queryName!, plan.outputFields);
     case "kafka":

@@ -4,6 +4,7 @@ import type { MemorySink } from "../sinks/memory-sink.js";
 import type { MemoryStreamData } from "../sources/memory/memory-stream.js";
 import type { Fields } from "../types/dtype.js";
 import type { TaskPool } from "../workers/pool.js";
+import type { ConsoleProgressBar } from "./console-progress.js";
 import type { StreamingQueryManager } from "./query-manager.js";
 
 /** How much of a query's history its checkpoint keeps (Spark's names). */
@@ -29,6 +30,8 @@ export interface EngineContext {
   /** The session's Spark SQL settings now: a query reads them once, when it starts. */
   readonly conf: SqlConf;
   readonly streams: StreamingQueryManager;
+  /** The session's progress bar on stderr: long static actions and availableNow drains report to it. */
+  readonly consoleProgress: ConsoleProgressBar;
   memoryStream(id: string): MemoryStreamData | undefined;
   /** The current batches of an in-memory table (`createDataFrame`, `fromArrow`, `session.table`). */
   tableBatches(tableId: string): readonly Batch[];

@@ -35,6 +35,8 @@ export interface StreamingQueryListener {
 export class ListenerBus {
   private readonly listeners = new Set<StreamingQueryListener>();
 
+  constructor(private readonly around: (deliver: () => void) => void = (deliver) => deliver()) {}
+
   add(l: StreamingQueryListener): void {
     this.listeners.add(l);
   }
@@ -44,6 +46,10 @@ export class ListenerBus {
   }
 
   post<K extends keyof StreamingQueryListener>(kind: K, event: Parameters<NonNullable<StreamingQueryListener[K]>>[0]): void {
+    if (this.listeners.size > 0) this.around(() => this.deliver(kind, event));
+  }
+
+  private deliver<K extends keyof StreamingQueryListener>(kind: K, event: Parameters<NonNullable<StreamingQueryListener[K]>>[0]): void {
     for (const l of this.listeners) {
       const fn = l[kind] as ((e: typeof event) => void) | undefined;
       if (!fn) continue;

@@ -9,10 +9,13 @@ import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
 import type { PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
+import type { InputSplit } from "../sources/input-split.js";
 import { type Offset, type StreamSource, sameOffset } from "../sources/source.js";
 import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
+import type { ConsoleProgressBar, ProgressWork } from "./console-progress.js";
+import { backlogTotals, SplitProgress } from "./input-progress.js";
 import { DriverStage, processorTaskRunner } from "./driver-stage.js";
 import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
@@ -49,6 +52,8 @@ export interface ExecutionDeps {
   readonly onIdle: () => void;
   /** The trigger clock; the system clock unless a test drives time. */
   readonly clock?: Clock;
+  /** Where an availableNow drain shows its progress (the session's bar on stderr). */
+  readonly consoleProgress?: ConsoleProgressBar;
 }
 
 /** A batch whose offsets, watermark and timestamp are fixed in `offsets/<batchId>`. */
@@ -100,6 +105,8 @@ export class MicroBatchExecution {
   /** Set after a batch of this run only: a restarted query waits for data (as Spark's does). */
   private watermarkMovedLastBatch = false;
   private stage: DriverStage | null = null;
+  /** An availableNow drain's place on the console progress bar. */
+  private drain: ProgressWork | null = null;
 
   constructor(private readonly deps: ExecutionDeps) {
     this.clock = deps.clock ?? systemClock;
@@ -126,6 +133,7 @@ export class MicroBatchExecution {
    */
   abandon(): string {
     this.abandoned = true;
+    this.drain?.end();
     this.requestStop();
     return this.activity;
   }
@@ -158,8 +166,10 @@ export class MicroBatchExecution {
       this.pending = start.pending;
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
       this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
+      if (deps.trigger.kind === "availableNow") await this.beginDrainProgress();
       await this.triggerLoop();
     } finally {
+      this.drain?.end();
       this.statusValue = { message: "Stopped", isDataAvailable: false, isTriggerActive: false };
       this.releaseAllWaiters();
       const closing = [...this.deps.sources.map((s) => s.stop()), this.deps.sink.close?.()];
@@ -171,6 +181,18 @@ export class MicroBatchExecution {
         await this.deps.stateStores.close?.();
       }
     }
+  }
+
+  /**
+   * An availableNow drain reads what its sources hold when it starts, so its bar knows the total:
+   * the files and bytes, or rows, waiting after the committed offsets. Measured only when the bar
+   * is drawn (a file source lists its folder once more).
+   */
+  private async beginDrainProgress(): Promise<void> {
+    const bar = this.deps.consoleProgress;
+    if (!bar?.willDraw()) return;
+    const total = await backlogTotals(this.deps.sources, this.committed);
+    this.drain = bar.begin(`availableNow query ${this.deps.name ?? this.deps.id.slice(0, 8)}`, total);
   }
 
   private async triggerLoop(): Promise<void> {
@@ -253,7 +275,10 @@ export class MicroBatchExecution {
       batchTimestampMs: entry.batchTimestampMs,
     };
     this.activity = `running batch ${batchId}'s tasks`;
-    const tasks = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length);
+    const drain = this.drain;
+    const tally = drain && new SplitProgress(splits.flat());
+    const onTaskDone = tally ? (split: InputSplit, rows: number) => drain!.advance(tally.completed(split, rows)) : undefined;
+    const tasks = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length, onTaskDone);
     const result = await stage.run(tasks.batches, info);
     // A withWatermark after a stateful operator observes its event times on the driver.
     const out = { ...tasks, eventTime: mergeAllStats(tasks.eventTime, stage.eventTimeStats()) };

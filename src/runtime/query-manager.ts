@@ -5,9 +5,14 @@ import type { StreamingQuery } from "./streaming-query.js";
 /** Spark's `StreamingQueryManager`: the session's active queries and listeners. */
 export class StreamingQueryManager {
   /** @internal */
-  readonly bus = new ListenerBus();
+  readonly bus: ListenerBus;
   private readonly queries = new Map<string, StreamingQuery>();
   private readonly names = new Map<string, StreamingQuery>();
+
+  /** `around` wraps every delivery to listeners (the session's progress bar erases itself meanwhile). */
+  constructor(around?: (deliver: () => void) => void) {
+    this.bus = new ListenerBus(around);
+  }
 
   get active(): StreamingQuery[] {
     return [...this.queries.values()].filter((q) => q.isActive);

@@ -117,6 +117,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
         onProgress: (p) => q.recordProgress(p),
         onIdle: () => q.recordIdle(),
         clock: config.clock,
+        consoleProgress: engine.consoleProgress,
       });
       return { execution, done: execution.run() };
     },

@@ -3,6 +3,15 @@ import type { InputSplit } from "./input-split.js";
 /** A source offset as the runtime holds it: JSON data whose shape only its source knows. */
 export type Offset = unknown;
 
+/** How much data a source holds beyond an offset; a unit the source cannot count is absent. */
+export interface Backlog {
+  /** Files with data (empty files are never read), and their bytes. */
+  readonly files?: number;
+  readonly bytes?: number;
+  /** Rows, or for Kafka offsets (an upper bound where topics are compacted or transactional). */
+  readonly rows?: number;
+}
+
 /**
  * A streaming source as the micro-batch loop sees it (Spark's `SupportsAdmissionControl` shape),
  * typed by its own offset `O` and split `S`: the driver asks for the latest offset it may read up
@@ -30,6 +39,11 @@ export interface StreamSource<O = Offset, S extends InputSplit = InputSplit> {
   latestOffset(start: O): Promise<O>;
   /** The newest offset available regardless of rate limits, for lag and availableNow. */
   reportLatestOffset(): Promise<O>;
+  /**
+   * What is waiting after `from`, rate limits aside, in the units this source knows: the total
+   * an availableNow drain's console progress bar counts towards. Optional.
+   */
+  backlog?(from: O): Promise<Backlog>;
   /** Input splits covering (start, end]; one task each. */
   planSplits(start: O, end: O): Promise<readonly S[]>;
   /** Called after batch `end` committed: data before it will not be asked for again. */

@@ -177,19 +177,27 @@ export class TaskPool {
    * are not retried any more, those still queued are dropped, those running are let finish (so the
    * pool is idle again when the call returns), and the call rejects with the first failure.
    * Inline (`workers: 0`) tasks run one after the other, in order, and stop at the first failure.
+   * `onResult` hears of each task as it succeeds (in completion order), for progress reporting.
    */
-  async runAll<T extends Task>(tasks: readonly T[]): Promise<ResultOf<T>[]> {
+  async runAll<T extends Task>(tasks: readonly T[], onResult?: (index: number, result: ResultOf<T>) => void): Promise<ResultOf<T>[]> {
     if (!this.threads) {
       const results: ResultOf<T>[] = [];
-      for (const task of tasks) results.push(await this.run(task));
+      for (const task of tasks) {
+        const result = await this.run(task);
+        onResult?.(results.length, result);
+        results.push(result);
+      }
       return results;
     }
     let failure: { error: unknown } | null = null;
     const batchCancel = new AbortController();
     // One listener per task in the batch is expected, however many tasks there are.
     setMaxListeners(tasks.length + 10, batchCancel.signal);
-    const runs = tasks.map((task) =>
-      this.runWithRetries(task, () => this.destroyed || failure !== null, batchCancel.signal).catch((error: unknown) => {
+    const runs = tasks.map((task, index) =>
+      this.runWithRetries(task, () => this.destroyed || failure !== null, batchCancel.signal).then((result) => {
+        onResult?.(index, result as ResultOf<T>);
+        return result;
+      }).catch((error: unknown) => {
         if (failure === null) {
           failure = { error };
           batchCancel.abort();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CompactibleLog } from "../../checkpoint/compactible-log.js";
 import { ConcurrentModificationError } from "../../errors/errors.js";
-import type { StreamSource } from "../source.js";
+import type { Backlog, StreamSource } from "../source.js";
 import { describeFileSource } from "./describe-file-source.js";
 import type { FileSplit } from "./file-split.js";
 import { listFiles } from "./list-files.js";
@@ -108,6 +108,14 @@ export class FileStreamSource implements StreamSource<number, FileSplit> {
     await this.load();
     const waiting = (await this.newFiles()).length;
     return waiting > 0 ? this.lastEntry + 1 : this.lastEntry;
+  }
+
+  /** Files admitted after `from` but not yet read, and files not yet admitted. */
+  async backlog(from: number): Promise<Backlog> {
+    await this.load();
+    const admitted = [...this.pending].flatMap(([entry, files]) => (entry > from ? files : []));
+    const waiting = [...admitted, ...(await this.newFiles())].filter((f) => f.size > 0);
+    return { files: waiting.length, bytes: waiting.reduce((n, f) => n + f.size, 0) };
   }
 
   async planSplits(start: number, end: number): Promise<readonly FileSplit[]> {

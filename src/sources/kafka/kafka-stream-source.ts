@@ -3,7 +3,7 @@ import { BatchLog } from "../../checkpoint/batch-log.js";
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { SluiceError } from "../../errors/errors.js";
 import { z } from "zod";
-import type { StreamSource } from "../source.js";
+import type { Backlog, StreamSource } from "../source.js";
 import type { KafkaValues } from "./kafka-desc.js";
 import { kafkaKind } from "./kafka-kind.js";
 import type { KafkaSplit } from "./kafka-split.js";
@@ -129,6 +129,16 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
 
   async reportLatestOffset(): Promise<PartitionOffsets> {
     return toPartitionOffsets([...this.latestSeen].map(([k, o]) => [parseKey(k), o] as const));
+  }
+
+  /** Offsets between `from` and each partition's latest (partitions new since `from`: from their earliest). */
+  async backlog(from: PartitionOffsets): Promise<Backlog> {
+    const { partitions, latest } = await this.clusterView();
+    const startOf = (tp: TopicPartition) => from[tp.topic]?.[String(tp.partition)];
+    const fresh = partitions.filter((tp) => startOf(tp) === undefined);
+    const earliest = fresh.length ? await this.metadata.earliest(fresh) : new Map<string, number>();
+    const rows = partitions.reduce((n, tp) => n + Math.max(0, latest.get(tpKey(tp))! - (startOf(tp) ?? earliest.get(tpKey(tp)) ?? 0)), 0);
+    return { rows };
   }
 
   metrics(end: PartitionOffsets): Record<string, string> {

@@ -5,7 +5,7 @@ import type { Fields } from "../../types/dtype.js";
 import { z } from "zod";
 import { SluiceError } from "../../errors/errors.js";
 import type { BatchSplit } from "../batch-split.js";
-import type { StreamSource } from "../source.js";
+import type { Backlog, StreamSource } from "../source.js";
 import { memoryKind } from "./memory-kind.js";
 
 let nextStreamId = 0;
@@ -66,6 +66,10 @@ export class MemoryStreamSource implements StreamSource<number, BatchSplit> {
 
   async reportLatestOffset(): Promise<number> {
     return this.data.latest;
+  }
+
+  async backlog(from: number): Promise<Backlog> {
+    return { rows: this.data.blocksBetween(from, this.data.latest).reduce((n, b) => n + b.numRows, 0) };
   }
 
   async planSplits(s: number, e: number): Promise<readonly BatchSplit[]> {
