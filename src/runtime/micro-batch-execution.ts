@@ -166,7 +166,12 @@ export class MicroBatchExecution {
       this.pending = start.pending;
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
       this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
-      if (deps.trigger.kind === "availableNow") await this.beginDrainProgress();
+      if (deps.trigger.kind === "availableNow") {
+        // Each source fixes what this run reads (Spark's prepareForTriggerAvailableNow): the run ends once
+        // that is processed, even while new data keeps arriving.
+        await Promise.all(deps.sources.map((s) => s.prepareForTriggerAvailableNow?.()));
+        await this.beginDrainProgress();
+      }
       await this.triggerLoop();
     } finally {
       this.drain?.end();

@@ -37,8 +37,15 @@ export interface StreamSource<O = Offset, S extends InputSplit = InputSplit> {
    * Equal to `start` when there is nothing new.
    */
   latestOffset(start: O): Promise<O>;
-  /** The newest offset available regardless of rate limits, for lag and availableNow. */
+  /** The newest offset available regardless of rate limits, for lag and progress. */
   reportLatestOffset(): Promise<O>;
+  /**
+   * Spark's `prepareForTriggerAvailableNow`: called once when an availableNow run starts, before
+   * its first batch. From then on `latestOffset` never goes past what the source holds now, so the
+   * run ends once that is read (rate limits still split it into batches), however fast new data
+   * keeps arriving. Absent only where the query refuses availableNow (the rate source).
+   */
+  prepareForTriggerAvailableNow?(): Promise<void>;
   /**
    * What is waiting after `from`, rate limits aside, in the units this source knows: the total
    * an availableNow drain's console progress bar counts towards. Optional.

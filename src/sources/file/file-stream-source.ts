@@ -40,6 +40,8 @@ export class FileStreamSource implements StreamSource<number, FileSplit> {
   /** Files of the entries not yet committed (a batch to run, or to run again after a restart). */
   private pending = new Map<number, SeenFile[]>();
   private lastEntry = 0;
+  /** Set by an availableNow run: the only new files it admits (those there when it started), as Spark's. */
+  private availableNowFiles: ReadonlySet<string> | null = null;
 
   constructor(
     private readonly dir: string,
@@ -81,7 +83,12 @@ export class FileStreamSource implements StreamSource<number, FileSplit> {
   private async newFiles(): Promise<{ path: string; size: number }[]> {
     const seen = await this.load();
     const files = await listFiles(this.dir, { pathGlobFilter: this.options.pathGlobFilter });
-    return files.filter((f) => !seen.has(f.path)).map((f) => ({ path: f.path, size: f.size }));
+    const bound = this.availableNowFiles;
+    return files.filter((f) => !seen.has(f.path) && (bound === null || bound.has(f.path))).map((f) => ({ path: f.path, size: f.size }));
+  }
+
+  async prepareForTriggerAvailableNow(): Promise<void> {
+    this.availableNowFiles = new Set((await this.newFiles()).map((f) => f.path));
   }
 
   async latestOffset(from: number): Promise<number> {

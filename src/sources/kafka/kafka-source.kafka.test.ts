@@ -56,6 +56,31 @@ describe("Kafka source against the real broker", () => {
       expect(q.lastProgress!.sources[0]!.metrics).toMatchObject({ minOffsetsBehindLatest: "0", maxOffsetsBehindLatest: "0" });
     }));
 
+  it("an availableNow run reads the offsets there when it started, while records keep arriving (Spark's prepareForTriggerAvailableNow)", () =>
+    withSession(1, async (session) => {
+      const topic = await topicWith(2, Array.from({ length: 60 }, (_, i) => ({ partition: i % 2, key: null, value: `${i}` })));
+      const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+      await producer.connect();
+      try {
+        let batches = 0;
+        const q = source(session, topic, { maxOffsetsPerTrigger: 25 })
+          .select(text("value"))
+          .writeStream.foreachBatch(async () => {
+            // Ten more records per partition after every batch: a run that followed the live end would not stop.
+            batches++;
+            await producer.send({ topic, messages: Array.from({ length: 20 }, (_, i) => ({ partition: i % 2, value: "late" })) });
+          })
+          .trigger({ availableNow: true })
+          .start();
+        expect(await q.awaitTermination(30_000)).toBe(true);
+        expect(q.recentProgress.map((p) => p.numInputRows)).toEqual([24, 24, 12]);
+        expect(q.lastProgress!.sources[0]!.endOffset).toEqual({ [topic]: { "0": 30, "1": 30 } });
+        expect(batches).toBe(3);
+      } finally {
+        await producer.disconnect();
+      }
+    }));
+
   it("reads a range spanning many fetch responses, and values of every size, into one batch in offset order", () =>
     withSession(1, async (session) => {
       // 30 produce requests make 30 record batches; 16 KiB fetches return a few of them at a time,

@@ -30,6 +30,8 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
   private readonly group: GroupCommitter | null;
   /** Latest offsets seen by the last `latestOffset`, for progress and lag. */
   private latestSeen = new Map<string, number>();
+  /** Set by an availableNow run: the partitions and latest offsets when it started, its end. */
+  private availableNowView: ClusterView | null = null;
   private lastTriggerMs: number;
   /**
    * The values' format, resolved once per run (a Protobuf schema is parsed here, on the driver);
@@ -78,7 +80,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
   async latestOffset(from: PartitionOffsets): Promise<PartitionOffsets> {
     await this.values;
     const known = partitionsOf(from);
-    let view = await this.clusterView();
+    let view = this.availableNowView ?? (await this.clusterView());
     // A broker that has just taken over a partition's leadership (after a restart, or a stall long
     // enough to get it fenced) can answer for a moment as if the topic did not exist, or with a
     // latest offset below one already read (its high watermark not yet caught up). As Spark's
@@ -88,6 +90,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
       console.warn(`${this.description}: partitions missing or behind their last offsets at ${this.options["kafka.bootstrap.servers"]}; asking again in ${interval} ms (${retry} of ${retries})`);
       await new Promise((r) => setTimeout(r, interval));
       view = await this.clusterView();
+      if (this.availableNowView !== null) this.availableNowView = view;
     }
     const { partitions, latest } = view;
     this.latestSeen = latest;
@@ -110,13 +113,20 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
     }
     const backlog = partitions.reduce((n, tp) => n + latest.get(tpKey(tp))! - startMap.get(tpKey(tp))!, 0);
     const { minOffsetsPerTrigger: min, maxOffsetsPerTrigger: max, maxTriggerDelay } = this.options;
-    if (min !== undefined && backlog < min && this.now() - this.lastTriggerMs < maxTriggerDelay) {
+    // An availableNow run never waits for more data (there will be none it may read): it reads what is left.
+    if (min !== undefined && this.availableNowView === null && backlog < min && this.now() - this.lastTriggerMs < maxTriggerDelay) {
       return toPartitionOffsets(partitions.filter((tp) => known.some((k) => tpKey(k) === tpKey(tp))).map((tp) => [tp, startMap.get(tpKey(tp))!] as const));
     }
     const end = max !== undefined ? limitByBacklog(partitions, startMap, latest, max) : latest;
     const result = toPartitionOffsets(partitions.map((tp) => [tp, end.get(tpKey(tp))!] as const));
     if (JSON.stringify(result) !== JSON.stringify(from)) this.lastTriggerMs = this.now();
     return result;
+  }
+
+  /** Spark's allDataForTriggerAvailableNow: an availableNow run reads these partitions up to these offsets. */
+  async prepareForTriggerAvailableNow(): Promise<void> {
+    await this.values;
+    this.availableNowView = await this.clusterView();
   }
 
   /** The partitions that exist now and their latest offsets. */
@@ -133,7 +143,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
 
   /** Offsets between `from` and each partition's latest (partitions new since `from`: from their earliest). */
   async backlog(from: PartitionOffsets): Promise<Backlog> {
-    const { partitions, latest } = await this.clusterView();
+    const { partitions, latest } = this.availableNowView ?? (await this.clusterView());
     const startOf = (tp: TopicPartition) => from[tp.topic]?.[String(tp.partition)];
     const fresh = partitions.filter((tp) => startOf(tp) === undefined);
     const earliest = fresh.length ? await this.metadata.earliest(fresh) : new Map<string, number>();

@@ -60,8 +60,15 @@ export class MemoryStreamSource implements StreamSource<number, BatchSplit> {
     return 0;
   }
 
+  /** Set by an availableNow run: the blocks it reads (those added before it started). */
+  private availableNowEnd: number | null = null;
+
   async latestOffset(): Promise<number> {
-    return this.data.latest;
+    return this.availableNowEnd ?? this.data.latest;
+  }
+
+  async prepareForTriggerAvailableNow(): Promise<void> {
+    this.availableNowEnd = this.data.latest;
   }
 
   async reportLatestOffset(): Promise<number> {
