@@ -9,6 +9,12 @@ const flag = (key: string) =>
 const NO_DATA_MICRO_BATCHES = "spark.sql.streaming.noDataMicroBatches.enabled";
 const MULTIPLE_WATERMARK_POLICY = "spark.sql.streaming.multipleWatermarkPolicy";
 const STATEFUL_OPERATOR_CHECK_CORRECTNESS = "spark.sql.streaming.statefulOperator.checkCorrectness.enabled";
+const UI_RETAINED_PROGRESS_UPDATES = "spark.sql.streaming.ui.retainedProgressUpdates";
+const UI_RETAINED_QUERIES = "spark.sql.streaming.ui.retainedQueries";
+
+/** Spark's count settings take a whole number, or its string form. */
+const count = (key: string) =>
+  z.coerce.number({ error: `${key} must be a whole number` }).int(`${key} must be a whole number`).min(0, `${key} must be 0 or more`);
 
 /** How the global watermark is chosen from the watermarks of several inputs. */
 export const WATERMARK_POLICIES = ["min", "max"] as const;
@@ -44,6 +50,10 @@ const settings = {
    * check; default true). Off, such a query runs, with a warning, as Spark lets it.
    */
   [STATEFUL_OPERATOR_CHECK_CORRECTNESS]: flag(STATEFUL_OPERATOR_CHECK_CORRECTNESS).default(true),
+  /** Progress reports the web UI keeps per query run (Spark's default: 100). */
+  [UI_RETAINED_PROGRESS_UPDATES]: count(UI_RETAINED_PROGRESS_UPDATES).default(100),
+  /** Finished query runs the web UI keeps (Spark's default: 100); active ones are always shown. */
+  [UI_RETAINED_QUERIES]: count(UI_RETAINED_QUERIES).default(100),
 };
 
 /** The Spark SQL settings Sluice reads, by Spark's keys; another key is refused, never ignored. */
@@ -63,3 +73,4 @@ export type SqlConfInput = z.input<typeof sqlConfSchema>;
 export type SqlConf = Readonly<z.output<typeof sqlConfSchema>>;
 
 export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS };
+export { UI_RETAINED_PROGRESS_UPDATES, UI_RETAINED_QUERIES };
