@@ -33,7 +33,8 @@ const serverOption = (option: string, defaultPort: number) =>
           .object({
             port: z
               .number({ error: `${option}.port must be a number` })
-              .int(`${option}.port must be a whole number`)
+              // A refinement, not .int(): it leaves the union choosing this shape, so the message names the port.
+              .refine(Number.isInteger, `${option}.port must be a whole number`)
               .min(0, `${option}.port must be 0 (any free port) to 65535`)
               .max(65535, `${option}.port must be 0 (any free port) to 65535`)
               .optional(),
