@@ -9,6 +9,7 @@ export const CLIENT_SCRIPT = String.raw`(function () {
   "use strict";
   var data = JSON.parse(document.getElementById("sluice-data").textContent);
   var app = document.getElementById("app");
+  var RECENT_BATCHES = 20;
   var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
   function h(tag, attrs, children) {
@@ -142,12 +143,12 @@ export const CLIENT_SCRIPT = String.raw`(function () {
         h("p", {}, ["Name: ", h("strong", {}, [run.name || "<no name>"])]),
         h("p", {}, ["Id: ", h("strong", {}, [run.id])]),
         h("p", {}, ["RunId: ", h("strong", {}, [run.runId])]),
-        run.exception ? h("div", { class: "error", id: "query-exception" }, [h("strong", {}, ["Error"]), h("pre", {}, [run.exception])]) : null,
       );
+      if (run.exception) header.appendChild(h("div", { class: "error", id: "query-exception" }, [h("strong", {}, ["Error"]), h("pre", {}, [run.exception])]));
     }
     function drawBatches() {
       var cols = ["Batch ID", "Batch Time", "Input Rows", "Input Rate (/sec)", "Process Rate (/sec)", "Batch Duration"];
-      var rows = points.slice(-50).reverse().map(function (p) {
+      var rows = points.slice(-RECENT_BATCHES).reverse().map(function (p) {
         return h("tr", {}, [
           h("td", { class: "num" }, [String(p.batchId)]), h("td", {}, [time(p.timestamp)]),
           h("td", { class: "num" }, [String(p.values.numInputRows)]), h("td", { class: "num" }, [num(p.values.inputRowsPerSecond)]),
