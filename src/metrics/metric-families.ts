@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { promClient } from "./prom-client.js";
 
 /** The labels every query series carries. */
 export const QUERY_LABELS = ["query_name", "query_id", "run_id"] as const;
@@ -14,6 +15,7 @@ export const PREFIX = "sluice_streaming_";
  * carries (snake case, with the unit Prometheus conventions ask for), in a session's own registry.
  */
 export function metricFamilies(registry: Registry) {
+  const { Counter, Gauge } = promClient();
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Gauge<L>({ name: PREFIX + name, help, labelNames, registers: [registry] });
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>

@@ -1,8 +1,9 @@
-import { Registry, type Counter, type Gauge } from "prom-client";
+import type { Counter, Gauge, Registry } from "prom-client";
 import type { QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent, StreamingQueryListener } from "../runtime/listener.js";
 import type { StreamingQueryProgress } from "../runtime/progress.js";
 import { metricFamilies, type MetricFamilies } from "./metric-families.js";
 import { offsetsBehindLatest } from "./offsets-behind-latest.js";
+import { promClient } from "./prom-client.js";
 
 type Labels = Record<string, string>;
 type Series = { readonly metric: Gauge<string> | Counter<string>; readonly labels: Labels };
@@ -15,7 +16,7 @@ type Series = { readonly metric: Gauge<string> | Counter<string>; readonly label
  */
 export class ProgressMetrics implements StreamingQueryListener {
   /** The session's own registry: never prom-client's global one, so sessions do not mix. */
-  readonly registry = new Registry();
+  readonly registry: Registry = new (promClient().Registry)();
   private readonly m: MetricFamilies = metricFamilies(this.registry);
   private readonly runs = new Map<string, Map<string, Series>>();
   private readonly active = new Set<string>();
