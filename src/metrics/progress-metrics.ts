@@ -1,4 +1,4 @@
-import type { Counter, Gauge, Registry } from "prom-client";
+import type { Gauge, Registry } from "prom-client";
 import type { QueryProgressEvent, QueryStartedEvent, QueryTerminatedEvent, StreamingQueryListener } from "../runtime/listener.js";
 import type { StreamingQueryProgress } from "../runtime/progress.js";
 import { metricFamilies, type MetricFamilies } from "./metric-families.js";
@@ -6,24 +6,44 @@ import { offsetsBehindLatest } from "./offsets-behind-latest.js";
 import { promClient } from "./prom-client.js";
 
 type Labels = Record<string, string>;
-type Series = { readonly metric: Gauge<string> | Counter<string>; readonly labels: Labels };
+
+/** What the exporter keeps of a run between scrapes: its latest report and the totals of all of them. */
+interface RunFigures {
+  latest: StreamingQueryProgress;
+  inputRows: number;
+  batches: number;
+}
 
 /**
- * The session's queries in Prometheus form: a listener that sets, at every progress report, one
- * series per figure of that report, labelled by query name, id and run id. A run's series are the
- * figures of its latest report only (one a phase or operator no longer reports is removed), and
- * all of them go when the run ends, so a scrape stays as large as the running queries.
+ * The session's queries in Prometheus form. As a listener it only keeps each running query's
+ * latest progress report and two totals (constant work inside the batch loop); a scrape then sets
+ * one series per figure of those reports, labelled by query name, id and run id. Series are rebuilt
+ * at every scrape, so a phase or operator a run no longer reports is gone, and so is every series
+ * of a run that ended: a scrape stays as large as the running queries.
  */
 export class ProgressMetrics implements StreamingQueryListener {
   /** The session's own registry: never prom-client's global one, so sessions do not mix. */
   readonly registry: Registry = new (promClient().Registry)();
   private readonly m: MetricFamilies = metricFamilies(this.registry);
-  private readonly runs = new Map<string, Map<string, Series>>();
+  private readonly runs = new Map<string, RunFigures>();
   private readonly active = new Set<string>();
 
-  /** The exposition text of every series, as a scrape of `/metrics` returns it. */
+  private scrapes: Promise<unknown> = Promise.resolve();
+
+  /**
+   * The exposition text of every series, as a scrape of `/metrics` returns it. Scrapes run one
+   * after another: the registry's output is collected asynchronously, and a second scrape's
+   * rebuild must not empty it halfway.
+   */
   scrape(): Promise<string> {
-    return this.registry.metrics();
+    const next = this.scrapes.then(() => {
+      this.registry.resetMetrics();
+      this.m.queriesActive.set(this.active.size);
+      for (const run of this.runs.values()) this.put(run);
+      return this.registry.metrics();
+    });
+    this.scrapes = next.catch(() => undefined);
+    return next;
   }
 
   get contentType(): string {
@@ -32,16 +52,28 @@ export class ProgressMetrics implements StreamingQueryListener {
 
   onQueryStarted(e: QueryStartedEvent): void {
     this.active.add(e.runId);
-    this.m.queriesActive.set(this.active.size);
   }
 
-  onQueryProgress({ progress: p }: QueryProgressEvent): void {
+  onQueryProgress({ progress }: QueryProgressEvent): void {
+    const run = this.runs.get(progress.runId);
+    if (run) {
+      run.latest = progress;
+      run.inputRows += progress.numInputRows;
+      run.batches++;
+    } else {
+      this.runs.set(progress.runId, { latest: progress, inputRows: progress.numInputRows, batches: 1 });
+    }
+  }
+
+  onQueryTerminated(e: QueryTerminatedEvent): void {
+    this.runs.delete(e.runId);
+    this.active.delete(e.runId);
+  }
+
+  private put({ latest: p, inputRows, batches }: RunFigures): void {
     const q: Labels = { query_name: p.name ?? "", query_id: p.id, run_id: p.runId };
-    const next = new Map<string, Series>();
-    const put = (metric: Gauge<string>, labels: Labels, value: number | undefined) => {
-      if (value === undefined || !Number.isFinite(value)) return;
-      metric.set(labels, value);
-      next.set(seriesKey(metric, labels), { metric, labels });
+    const put: Put = (metric, labels, value) => {
+      if (value !== undefined && Number.isFinite(value)) metric.set(labels, value);
     };
     this.putQueryFigures(p, q, put);
     this.putStateFigures(p, q, put);
@@ -50,19 +82,8 @@ export class ProgressMetrics implements StreamingQueryListener {
       if (row === null || typeof row !== "object") continue;
       for (const [metric, v] of Object.entries(row)) put(this.m.observedMetric, { ...q, observation, metric }, numberOf(v));
     }
-    this.m.inputRowsTotal.inc(q, p.numInputRows);
-    this.m.batchesTotal.inc(q);
-    next.set(seriesKey(this.m.inputRowsTotal, q), { metric: this.m.inputRowsTotal, labels: q });
-    next.set(seriesKey(this.m.batchesTotal, q), { metric: this.m.batchesTotal, labels: q });
-    for (const [key, s] of this.runs.get(p.runId) ?? []) if (!next.has(key)) s.metric.remove(s.labels);
-    this.runs.set(p.runId, next);
-  }
-
-  onQueryTerminated(e: QueryTerminatedEvent): void {
-    for (const s of this.runs.get(e.runId)?.values() ?? []) s.metric.remove(s.labels);
-    this.runs.delete(e.runId);
-    this.active.delete(e.runId);
-    this.m.queriesActive.set(this.active.size);
+    this.m.inputRowsTotal.inc(q, inputRows);
+    this.m.batchesTotal.inc(q, batches);
   }
 
   private putQueryFigures(p: StreamingQueryProgress, q: Labels, put: Put): void {
@@ -109,10 +130,6 @@ export class ProgressMetrics implements StreamingQueryListener {
 }
 
 type Put = (metric: Gauge<string>, labels: Labels, value: number | undefined) => void;
-
-function seriesKey(metric: Gauge<string> | Counter<string>, labels: Labels): string {
-  return `${(metric as unknown as { name: string }).name}${JSON.stringify(labels)}`;
-}
 
 function secondsOf(iso: string | undefined): number | undefined {
   return iso === undefined ? undefined : Date.parse(iso) / 1000;
