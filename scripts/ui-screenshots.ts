@@ -9,9 +9,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { chromium } from "playwright-core";
 import { z } from "zod";
 import { avg, col, count, Session, window } from "../src/index.js";
+import { launchChromium } from "../src/ui/test-support.js";
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), "..");
 const fixtures = path.join(root, "fixtures", "clickstream");
@@ -89,10 +89,7 @@ try {
   }
   await views.processAllAvailable();
 
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
     mkdirSync(path.join(root, "docs"), { recursive: true });

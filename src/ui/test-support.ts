@@ -1,3 +1,4 @@
+import type { Browser } from "playwright-core";
 import { Session } from "../api/session.js";
 import type { SessionOptions } from "../config/options.js";
 import { col, count, window } from "../api/functions.js";
@@ -8,6 +9,16 @@ import type { MemoryStream } from "../api/memory-stream.js";
 import type { StreamingQueryProgress } from "../runtime/progress.js";
 
 export const Click = z.object({ page: z.string(), time: z.date() });
+
+/** Debian's chromium, driven by playwright-core (never a downloaded browser), headless and quiet. */
+export async function launchChromium(): Promise<Browser> {
+  // Loaded here, so that the unit tests sharing this file never load the browser driver.
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
 
 /** A session with the UI on any free port, stopped (and its checkpoints removed) after `fn`. */
 export async function withUiSession<T>(options: SessionOptions, fn: (s: Session) => Promise<T>): Promise<T> {

@@ -1,26 +1,14 @@
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { col, count, window } from "../api/functions.js";
 import type { Session } from "../api/session.js";
 import { at } from "../testing/fixtures.js";
 import { CHARTS } from "./chart-points.js";
-import { Click, withUiSession } from "./test-support.js";
-
-/** Debian's chromium, driven by playwright-core: never a downloaded browser. */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+import { Click, launchChromium, withUiSession } from "./test-support.js";
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
