@@ -64,7 +64,9 @@ export function uiHandler(history: QueryHistory, app: ApplicationInfo, metrics: 
     } else if (path === EVENTS) {
       const run = history.run(query.get("id") ?? "");
       if (!run) return replyNotFound(res, `Failed to find streaming query ${query.get("id") ?? "(no id given)"}`);
-      streamRun(req, res, history, run, Number(query.get("after") ?? -1));
+      // The page's last batch: what came after it is replayed first. Anything else replays every retained batch.
+      const after = Number(query.get("after") ?? Number.NaN);
+      streamRun(req, res, history, run, Number.isInteger(after) ? after : -1);
     } else if (path.startsWith("/static/")) {
       const asset = staticAsset(path.slice("/static/".length));
       if (asset) reply(res, 200, asset.type, asset.body);
