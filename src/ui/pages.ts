@@ -2,7 +2,6 @@
 export interface UiPaths {
   readonly queriesPage: string;
   readonly statisticsPage: string;
-  readonly eventsPath: string;
   /** `/api/v1/applications/<appId>/sql/streaming/queries` */
   readonly queriesApi: string;
 }

@@ -41,7 +41,6 @@ export function uiHandler(history: QueryHistory, app: ApplicationInfo, metrics: 
   const paths: UiPaths = {
     queriesPage: QUERIES_PAGE,
     statisticsPage: STATISTICS_PAGE,
-    eventsPath: EVENTS,
     queriesApi: `/api/v1/applications/${encodeURIComponent(app.id)}/sql/streaming/queries`,
   };
   const metricsPath = metrics ? metricsRoute(metrics) : () => false;
