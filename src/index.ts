@@ -113,6 +113,9 @@ export type {
   DurationMs,
 } from "./runtime/progress.js";
 export type { OutputMode, SessionOptions, TriggerInput } from "./config/options.js";
+// The web UI and Prometheus metrics (new Session({ ui, metrics })): the option's shape and what the REST API returns.
+export type { ServerOption } from "./config/options.js";
+export type { QueryRunStatus, QueryRunSummary } from "./ui/query-history.js";
 export type { SinkGuarantee } from "./sinks/sink.js";
 export {
   SluiceError,

@@ -25,7 +25,7 @@ describe("session.conf (Spark's RuntimeConfig)", () => {
     expect(() => session.conf.set(KEY, "yes" as never)).toThrow(`conf.set: option "${KEY}": ${KEY} must be true or false (got "yes")`);
     expect(session.conf.get(KEY)).toBe("true");
     expect(() => session.conf.set("spark.sql.shuffle.partitions" as never, "4" as never)).toThrow(
-      `unknown setting(s) "spark.sql.shuffle.partitions": Sluice reads "${KEY}", "spark.sql.streaming.multipleWatermarkPolicy", "spark.sql.streaming.statefulOperator.checkCorrectness.enabled", "spark.ui.showConsoleProgress", "spark.ui.consoleProgress.update.interval"`,
+      `unknown setting(s) "spark.sql.shuffle.partitions": Sluice reads "${KEY}", "spark.sql.streaming.multipleWatermarkPolicy", "spark.sql.streaming.statefulOperator.checkCorrectness.enabled", "spark.ui.showConsoleProgress", "spark.ui.consoleProgress.update.interval", "spark.sql.streaming.ui.retainedProgressUpdates", "spark.sql.streaming.ui.retainedQueries"`,
     );
     expect(() => session.conf.get("spark.sql.shuffle.partitions" as never)).toThrow(`conf.get: unknown setting "spark.sql.shuffle.partitions"`);
     expect(() => new Session({ workers: 0, conf: { [KEY]: 1 as never } })).toThrow(`Session: option "conf.${KEY}": ${KEY} must be true or false (got 1)`);

@@ -23,6 +23,8 @@ import { MemorySink } from "../sinks/memory-sink.js";
 import { MemoryStreamData } from "../sources/memory/memory-stream.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
 import { TaskPool, type TaskPoolOptions } from "../workers/pool.js";
+import { WebServers } from "../ui/web-servers.js";
+import { UI_RETAINED_PROGRESS_UPDATES, UI_RETAINED_QUERIES } from "../config/sql-conf.js";
 import { DataFrame } from "./data-frame.js";
 import { MemoryStream } from "./memory-stream.js";
 import { RuntimeConfig } from "./runtime-config.js";
@@ -63,6 +65,7 @@ export class Session implements SessionInternals {
     () => this.progressOutput,
     () => ({ enabled: this.conf.values[SHOW_CONSOLE_PROGRESS], updateIntervalMs: this.conf.values[CONSOLE_PROGRESS_UPDATE_INTERVAL] }),
   );
+  private readonly web: WebServers | null;
 
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
@@ -77,6 +80,31 @@ export class Session implements SessionInternals {
     this.checkpointRoot = o.checkpointLocation ?? null;
     this.stopTimeoutMs = o.stopTimeout;
     this.conf = new RuntimeConfig(options.conf);
+    this.web = WebServers.start({ ui: o.ui, metrics: o.metrics }, this.streams, () => ({
+      retainedProgressUpdates: this.conf.values[UI_RETAINED_PROGRESS_UPDATES],
+      retainedQueries: this.conf.values[UI_RETAINED_QUERIES],
+    }));
+  }
+
+  /**
+   * The web UI's address (Spark's `uiWebUrl`), e.g. "http://127.0.0.1:4040"; null when the UI is
+   * off, and until it listens (`await session.webReady()`).
+   */
+  get uiWebUrl(): string | null {
+    return this.web?.uiWebUrl ?? null;
+  }
+
+  /** Where Prometheus scrapes the session's query metrics, e.g. "http://127.0.0.1:4040/metrics"; null when off or not yet listening. */
+  get metricsUrl(): string | null {
+    return this.web?.metricsUrl ?? null;
+  }
+
+  /**
+   * Resolves once the web UI and metrics servers listen (at once when both are off); rejects with
+   * an OptionError naming the option when a port cannot be had.
+   */
+  async webReady(): Promise<void> {
+    await this.web?.ready;
   }
 
   /** Worker threads tasks run in (0: inline on the driver). */
@@ -142,12 +170,13 @@ export class Session implements SessionInternals {
     return new DataFrame(this, { kind: "source", streaming: false, source: { format: "table", tableId, fields }, fields });
   }
 
-  /** Stops every query and the worker pool. */
+  /** Stops every query, the worker pool and the web UI and metrics servers. */
   async stop(): Promise<void> {
     await this.streams.stopAll();
     await closeSourceConnections();
     await this.poolInstance?.destroy();
     this.poolInstance = null;
+    await this.web?.close();
   }
 
   // ---- what the runtime needs from the session ----

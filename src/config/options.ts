@@ -20,6 +20,33 @@ const duration = (option: string) =>
     }
   });
 
+/**
+ * A server of the session's (the web UI, the metrics endpoint): off (false, the default), on at its
+ * default port or the next free one (true), or at a port and address; port 0 takes any free port.
+ */
+const serverOption = (option: string, defaultPort: number) =>
+  z
+    .union(
+      [
+        z.boolean(),
+        z
+          .object({
+            port: z
+              .number({ error: `${option}.port must be a number` })
+              // A refinement, not .int(): it leaves the union choosing this shape, so the message names the port.
+              .refine(Number.isInteger, `${option}.port must be a whole number`)
+              .min(0, `${option}.port must be 0 (any free port) to 65535`)
+              .max(65535, `${option}.port must be 0 (any free port) to 65535`)
+              .optional(),
+            host: z.string({ error: `${option}.host must be a string` }).min(1, `${option}.host must name an address, e.g. "127.0.0.1" or "0.0.0.0"`).optional(),
+          })
+          .strict(),
+      ],
+      { error: `${option} must be true, false or { port?: number; host?: string } (port ${defaultPort} by default, host 127.0.0.1)` },
+    )
+    .optional();
+export type ServerOption = boolean | { port?: number; host?: string };
+
 export const sessionOptionsSchema = z
   .object({
     /** Worker threads for tasks; 0 runs every task inline on the driver. */
@@ -61,6 +88,17 @@ export const sessionOptionsSchema = z
     taskRetryBackoff: duration("taskRetryBackoff").optional(),
     /** Longest wait between two attempts of a task: default "5 seconds". */
     taskRetryMaxBackoff: duration("taskRetryMaxBackoff").optional(),
+    /**
+     * The live web UI (Spark's Structured Streaming tab): off by default; true serves it on
+     * 127.0.0.1:4040, or the next free port of the 16 after it (Spark's spark.port.maxRetries).
+     */
+    ui: serverOption("ui", 4040),
+    /**
+     * Prometheus metrics of every query's progress at `/metrics`: on the UI's server when the UI is
+     * on (false turns them off); with a port, or true without the UI, on a server of their own
+     * (port 9464 by default).
+     */
+    metrics: serverOption("metrics", 9464),
   })
   .strict()
   .refine((o) => o.taskRetryBackoff === undefined || o.taskRetryMaxBackoff === undefined || o.taskRetryMaxBackoff >= o.taskRetryBackoff, {

@@ -23,6 +23,12 @@ const milliseconds = (key: string) =>
       return z.NEVER;
     }
   });
+const UI_RETAINED_PROGRESS_UPDATES = "spark.sql.streaming.ui.retainedProgressUpdates";
+const UI_RETAINED_QUERIES = "spark.sql.streaming.ui.retainedQueries";
+
+/** Spark's count settings take a whole number, or its string form. */
+const count = (key: string) =>
+  z.coerce.number({ error: `${key} must be a whole number` }).int(`${key} must be a whole number`).min(0, `${key} must be 0 or more`);
 
 /** How the global watermark is chosen from the watermarks of several inputs. */
 export const WATERMARK_POLICIES = ["min", "max"] as const;
@@ -65,6 +71,10 @@ const settings = {
   [SHOW_CONSOLE_PROGRESS]: flag(SHOW_CONSOLE_PROGRESS).default(true),
   /** How often the progress bar is redrawn, in milliseconds (Spark's default: 200). */
   [CONSOLE_PROGRESS_UPDATE_INTERVAL]: milliseconds(CONSOLE_PROGRESS_UPDATE_INTERVAL).default(200),
+  /** Progress reports the web UI keeps per query run (Spark's default: 100). */
+  [UI_RETAINED_PROGRESS_UPDATES]: count(UI_RETAINED_PROGRESS_UPDATES).default(100),
+  /** Finished query runs the web UI keeps (Spark's default: 100); active ones are always shown. */
+  [UI_RETAINED_QUERIES]: count(UI_RETAINED_QUERIES).default(100),
 };
 
 /** The Spark SQL settings Sluice reads, by Spark's keys; another key is refused, never ignored. */
@@ -85,3 +95,4 @@ export type SqlConf = Readonly<z.output<typeof sqlConfSchema>>;
 
 export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS };
 export { CONSOLE_PROGRESS_UPDATE_INTERVAL, SHOW_CONSOLE_PROGRESS };
+export { UI_RETAINED_PROGRESS_UPDATES, UI_RETAINED_QUERIES };
