@@ -185,3 +185,8 @@ export const messages = {
     `cannot resolve column "${name}": the input has ${available.length ? available.map((a) => `"${a}"`).join(", ") : "no columns"}`,
   typeMismatch: (what: string, expected: string, got: string) => `${what} needs ${expected}, but got ${got}`,
 };
+
+/** `session.serveSql()` could not start its server: the port is taken or the host cannot be listened on. */
+export class SqlServerError extends SluiceError {
+  override name = "SqlServerError";
+}
