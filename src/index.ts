@@ -3,6 +3,7 @@
  * Everything public is exported from here.
  */
 export { Session } from "./api/session.js";
+export type { Catalog } from "./api/catalog.js";
 export { RuntimeConfig } from "./api/runtime-config.js";
 export type { SqlConfKey, SqlConfInput } from "./config/sql-conf.js";
 export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.js";
@@ -117,6 +118,8 @@ export type { SinkGuarantee } from "./sinks/sink.js";
 export {
   SluiceError,
   AnalysisError,
+  ParseException,
+  type ErrorCondition,
   OptionError,
   MalformedRecordError,
   CheckpointError,

@@ -24,6 +24,9 @@ import { TaskPool, type TaskPoolOptions } from "../workers/pool.js";
 import { DataFrame } from "./data-frame.js";
 import { MemoryStream } from "./memory-stream.js";
 import { RuntimeConfig } from "./runtime-config.js";
+import { Catalog } from "./catalog.js";
+import { TempViews } from "./temp-views.js";
+import { sqlToDataFrame } from "../sql/run-sql.js";
 import { DataFrameReader, DataStreamReader, type SchemaOfArrow } from "./readers.js";
 import type { SessionInternals } from "./session-internals.js";
 
@@ -51,6 +54,7 @@ export class Session implements SessionInternals {
   private readonly tables = new Map<string, () => readonly Batch[]>();
   private readonly memorySinks = new Map<string, MemorySink>();
   private nextTable = 0;
+  private readonly tempViews = new TempViews();
 
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
@@ -110,13 +114,48 @@ export class Session implements SessionInternals {
     return this.tableFrame(() => batches, fields);
   }
 
-  /** The rows a memory sink has received, as a static DataFrame (read when an action runs). */
+  /**
+   * A temporary view, or the rows a memory sink has received as a static DataFrame (read when an
+   * action runs).
+   */
   table<S extends SchemaShape = SchemaShape>(name: string): DataFrame<S> {
-    const sink = this.memorySinks.get(name);
-    if (!sink) {
-      throw new AnalysisError(`Table or view not found: ${name}; a memory sink creates it: writeStream.format("memory").queryName("${name}")`);
+    const found = this.relation(name);
+    if (!found) {
+      throw new AnalysisError(`Table or view not found: ${name}; a memory sink creates it: writeStream.format("memory").queryName("${name}"), a DataFrame with createOrReplaceTempView("${name}")`, {
+        errorClass: "TABLE_OR_VIEW_NOT_FOUND",
+        sqlState: "42P01",
+      });
     }
-    return this.tableFrame(() => sink.contents(), sink.fields);
+    return found;
+  }
+
+  /**
+   * A SQL query over the session's temporary views and memory-sink tables, as a DataFrame over the
+   * same logical plan the DataFrame API builds (Spark's `spark.sql`): streaming when it reads a
+   * stream. `S` states the result's schema type where the caller knows it; the columns at run time
+   * come from the query.
+   */
+  sql<S extends SchemaShape = SchemaShape>(sqlText: string): DataFrame<S> {
+    return sqlToDataFrame(sqlText, (name) => this.relation(name));
+  }
+
+  /** Spark's `spark.catalog`: temporary views (`dropTempView`) and memory-sink tables. */
+  get catalog(): Catalog {
+    return new Catalog(this.tempViews, () => [...this.memorySinks.keys()]);
+  }
+
+  /** @internal `df.createTempView` / `createOrReplaceTempView`. */
+  createTempView(name: string, df: DataFrame<any>, replace: boolean): void {
+    this.tempViews.create(name, df, replace);
+  }
+
+  /** A temporary view, else a memory sink's table (its queryName; case-insensitively when no exact match). */
+  private relation(name: string): DataFrame<any> | undefined {
+    const view = this.tempViews.get(name);
+    if (view) return view;
+    const sinkName = this.memorySinks.has(name) ? name : [...this.memorySinks.keys()].find((k) => k.toLowerCase() === name.toLowerCase());
+    const sink = sinkName === undefined ? undefined : this.memorySinks.get(sinkName);
+    return sink && this.tableFrame(() => sink.contents(), sink.fields);
   }
 
   /** @internal A static DataFrame over one batch (foreachBatch hands these out). */
