@@ -114,6 +114,8 @@ export type {
   DurationMs,
 } from "./runtime/progress.js";
 export type { OutputMode, SessionOptions, TriggerInput } from "./config/options.js";
+export { SqlServer } from "./sql-server/sql-server.js";
+export type { SqlServerAuth, SqlServerOptions } from "./config/sql-server-options.js";
 export type { SinkGuarantee } from "./sinks/sink.js";
 export {
   SluiceError,
@@ -132,6 +134,7 @@ export {
   TaskTimeoutError,
   UdfError,
   StatefulProcessorError,
+  SqlServerError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export { KafkaSecurityError } from "./sources/kafka/security-hints.js";

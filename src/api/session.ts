@@ -27,6 +27,8 @@ import { RuntimeConfig } from "./runtime-config.js";
 import { Catalog } from "./catalog.js";
 import { TempViews } from "./temp-views.js";
 import { sqlToDataFrame } from "../sql/run-sql.js";
+import type { SqlServerOptions } from "../config/sql-server-options.js";
+import { SqlServer } from "../sql-server/sql-server.js";
 import { DataFrameReader, DataStreamReader, type SchemaOfArrow } from "./readers.js";
 import type { SessionInternals } from "./session-internals.js";
 
@@ -55,6 +57,7 @@ export class Session implements SessionInternals {
   private readonly memorySinks = new Map<string, MemorySink>();
   private nextTable = 0;
   private readonly tempViews = new TempViews();
+  private readonly sqlServers = new Set<SqlServer>();
 
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
@@ -138,6 +141,31 @@ export class Session implements SessionInternals {
   sql<S extends SchemaShape = SchemaShape>(sqlText: string): DataFrame<S> {
     return sqlToDataFrame(sqlText, (name) => this.relation(name));
   }
+  /**
+   * Serves `SELECT` over the session's memory-sink tables and temp views on the Postgres wire
+   * protocol, so psql, the pg package and BI tools can query tables while streaming queries update
+   * them (what Spark's Thrift server does for beeline). Off until called; `stop()` closes it.
+   *
+   * ```ts
+   * const server = await session.serveSql({ port: 5432, password: process.env.SLUICE_SQL_PASSWORD });
+   * // psql "postgresql://sluice@127.0.0.1:5432/sluice" -c "SELECT * FROM word_counts"
+   * ```
+   */
+  async serveSql(options: SqlServerOptions = {}): Promise<SqlServer> {
+    const server = await SqlServer.start(
+      {
+        plan: (text) => {
+          const df = this.sql(text);
+          return { fields: df.schema, isStreaming: df.isStreaming, execute: () => this.executeStatic(df.plan) };
+        },
+      },
+      options,
+    );
+    this.sqlServers.add(server);
+    server.onClose(() => this.sqlServers.delete(server));
+    return server;
+  }
+
 
   /** Spark's `spark.catalog`: temporary views (`dropTempView`) and memory-sink tables. */
   get catalog(): Catalog {
@@ -171,6 +199,7 @@ export class Session implements SessionInternals {
 
   /** Stops every query and the worker pool. */
   async stop(): Promise<void> {
+    await Promise.all([...this.sqlServers].map((s) => s.close()));
     await this.streams.stopAll();
     await closeSourceConnections();
     await this.poolInstance?.destroy();

@@ -21,6 +21,8 @@ const PROTOCOL_3_0 = 196_608;
 const SSL_REQUEST = 80_877_103;
 const GSSENC_REQUEST = 80_877_104;
 const CANCEL_REQUEST = 80_877_102;
+/** How long a connection we ended may take to read its last messages before its socket is destroyed. */
+const CLOSE_GRACE_MS = 1000;
 
 export interface ConnectionServer {
   readonly engine: SqlEngine;
@@ -83,8 +85,9 @@ export class Connection {
     this.phase = "closed";
     clearTimeout(this.authTimer);
     this.cancel(new PgError(SQLSTATE.adminShutdown, "connection closed"));
-    // A socket we ended finishes sending first; any other goes now.
+    // A socket we ended finishes sending first, but a client that never closes its side is not waited for.
     if (!this.socket.writableEnded) this.socket.destroy();
+    else setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref();
     this.server.closed(this);
   }
 

@@ -51,7 +51,7 @@ export class SessionSettings {
       ["integer_datetimes", "on"],
       ["standard_conforming_strings", "on"],
       ["transaction_isolation", "serializable"],
-      ["statement_timeout", String(statementTimeoutMs)],
+      ["statement_timeout", timeoutText(statementTimeoutMs)],
       ["extra_float_digits", "1"],
       ["search_path", '"$user", public'],
     ];
@@ -80,6 +80,7 @@ export class SessionSettings {
   set(name: string, value: string | null): [string, string] | null {
     const key = name.toLowerCase();
     if (key === "transaction") return null; // SET TRANSACTION ...: every transaction is read-only already
+    name = this.values.get(key)?.name ?? name;
     const fixed = FIXED[key];
     if (fixed && value !== null && !fixed.accepts.test(value.trim())) {
       throw new PgError(SQLSTATE.invalidParameterValue, `invalid value for parameter "${name}": "${value}"`, { detail: `${fixed.why}: it stays ${fixed.value}.` });
@@ -87,7 +88,7 @@ export class SessionSettings {
     if (["server_version", "server_version_num", "server_encoding", "integer_datetimes", "is_superuser", "session_authorization"].includes(key)) {
       throw new PgError("55P02", `parameter "${name}" cannot be changed`);
     }
-    const next = value === null || fixed ? (this.defaults.get(key) ?? "") : key === "statement_timeout" ? String(timeoutMs(value)) : value;
+    const next = value === null || fixed ? (this.defaults.get(key) ?? "") : key === "statement_timeout" ? timeoutText(timeoutMs(value)) : value;
     const previous = this.values.get(key);
     this.values.set(key, { name: previous?.name ?? key, value: next });
     const reported = REPORTED.find((r) => r.toLowerCase() === key);
@@ -96,11 +97,20 @@ export class SessionSettings {
 
   /** statement_timeout in ms; 0 for none. */
   get statementTimeoutMs(): number {
-    return Number(this.values.get("statement_timeout")!.value);
+    return timeoutMs(this.values.get("statement_timeout")!.value);
   }
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A timeout as SHOW prints it: in the largest unit that divides it ("5s", "2min", "150ms"), 0 as "0". */
+function timeoutText(ms: number): string {
+  if (ms === 0) return "0";
+  const [unit, size] = Object.entries(UNIT_MS)
+    .reverse()
+    .find(([, size]) => ms % size === 0)!;
+  return `${ms / size}${unit}`;
+}
 
 /** A statement_timeout as Postgres reads it: milliseconds, or a number with a unit ("5s", "2 min"). */
 function timeoutMs(text: string): number {

@@ -17,6 +17,7 @@ export class SqlServer {
   private readonly connections = new Set<Connection>();
   private nextProcessId = 1;
   private closing: Promise<void> | null = null;
+  private readonly closeListeners: (() => void)[] = [];
 
   private constructor(
     private readonly server: net.Server,
@@ -67,8 +68,14 @@ export class SqlServer {
     this.closing ??= new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       for (const c of [...this.connections]) c.fatal(new PgError(SQLSTATE.adminShutdown, "terminating connection due to administrator command", { severity: "FATAL" }));
+      for (const listener of this.closeListeners) listener();
     });
     return this.closing;
+  }
+
+  /** @internal Calls `listener` once the server closes (the session forgets it). */
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
   }
 
   private accept(socket: net.Socket): void {

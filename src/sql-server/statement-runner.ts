@@ -73,7 +73,7 @@ export async function bindStatement(
     case "query":
       return bindQuery(session, query, statement, literals);
     case "version":
-      return rowsOf([text("version")], () => [[`PostgreSQL ${SERVER_VERSION} on ${os.arch()}-${os.platform()}, Node.js ${process.version}: ${SERVES}`]], "SELECT");
+      return rowsOf([text("version")], () => [[`PostgreSQL ${SERVER_VERSION} on ${os.arch()}-${os.platform()}, Node.js ${process.version}`]], "SELECT");
     case "show": {
       if (kind.name === "all") {
         return rowsOf([text("name"), text("setting"), text("description")], () => session.settings.all().map((s) => [s.name, s.value, ""]), "SHOW");

@@ -1,0 +1,310 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { col, count, window } from "../api/functions.js";
+import type { MemoryStream } from "../api/memory-stream.js";
+import { Session } from "../api/session.js";
+import { OptionError } from "../errors/errors.js";
+import type { SchemaOfZod } from "../schema/zod-schema.js";
+import type { StreamingQuery } from "../runtime/streaming-query.js";
+import type { SqlServer } from "./sql-server.js";
+
+/**
+ * The server through the real `pg` client over loopback: tables that change while a stream runs,
+ * the extended protocol with parameters, every type's round trip, errors with their SQLSTATEs,
+ * authentication, and clients that misbehave.
+ */
+
+const PASSWORD = "s3cret!";
+const Word = z.object({ word: z.string(), time: z.date() });
+const t = (s: string) => new Date(`2026-12-02T${s}Z`);
+
+let dir: string;
+let session: Session;
+let server: SqlServer;
+let words: MemoryStream<SchemaOfZod<typeof Word>>;
+let counts: StreamingQuery;
+let windows: StreamingQuery;
+
+function client(options: pg.ClientConfig = {}): pg.Client {
+  return new pg.Client({ host: "127.0.0.1", port: server.port, user: "sluice", password: PASSWORD, database: "sluice", ...options });
+}
+
+async function withClient<T>(fn: (c: pg.Client) => Promise<T>, options: pg.ClientConfig = {}): Promise<T> {
+  const c = client(options);
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The error a query fails with, as the pg client reports it. */
+async function failure(c: pg.Client, sql: string, values?: unknown[]): Promise<{ code?: string; message: string; position?: string }> {
+  try {
+    await c.query(sql, values);
+  } catch (e) {
+    const { code, message, position } = e as pg.DatabaseError;
+    return { code, message, ...(position === undefined ? {} : { position }) };
+  }
+  throw new Error(`${sql} did not fail`);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), "sluice-sql-server-"));
+  session = new Session({ workers: 0, checkpointLocation: dir });
+  words = session.memoryStream(Word);
+  counts = words.toDF().groupBy("word").agg(count().alias("n")).writeStream.format("memory").queryName("word_counts").outputMode("complete").start();
+  windows = words
+    .toDF()
+    .groupBy(window(col("time"), "5 minutes"))
+    .agg(count().alias("n"))
+    .writeStream.format("memory")
+    .queryName("per_window")
+    .outputMode("complete")
+    .start();
+  words.addData({ word: "cat", time: t("09:00:00") }, { word: "dog", time: t("09:01:00") }, { word: "cat", time: t("09:06:00") });
+  await counts.processAllAvailable();
+  await windows.processAllAvailable();
+  server = await session.serveSql({ port: 0, password: PASSWORD });
+});
+
+afterAll(async () => {
+  await session.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("SELECT over the memory-sink table of a running query", () => {
+  it("answers from the table as it stands, and again after the stream has moved on", () =>
+    withClient(async (c) => {
+      const before = await c.query("SELECT word, n FROM word_counts ORDER BY word");
+      expect(before.fields.map((f) => [f.name, f.dataTypeID])).toEqual([
+        ["word", 25],
+        ["n", 20],
+      ]);
+      // int8 arrives as text, which the pg package keeps as a string (its default for bigint).
+      expect(before.rows).toEqual([
+        { word: "cat", n: "2" },
+        { word: "dog", n: "1" },
+      ]);
+      expect(before.command).toBe("SELECT");
+      expect(before.rowCount).toBe(2);
+
+      words.addData({ word: "eel", time: t("09:07:00") }, { word: "dog", time: t("09:08:00") });
+      await counts.processAllAvailable();
+      await windows.processAllAvailable();
+      const after = await c.query("SELECT word, n FROM word_counts ORDER BY word");
+      expect(after.rows).toEqual([
+        { word: "cat", n: "2" },
+        { word: "dog", n: "2" },
+        { word: "eel", n: "1" },
+      ]);
+    }));
+
+  it("binds $n parameters of the extended protocol as literals", () =>
+    withClient(async (c) => {
+      const r = await c.query("SELECT word FROM word_counts WHERE n > $1 AND word <> $2 ORDER BY word", [1, "cat"]);
+      expect(r.rows).toEqual([{ word: "dog" }]);
+      // A named statement, prepared once and run with other values.
+      const again = await c.query({ name: "by-word", text: "SELECT n FROM word_counts WHERE word = $1", values: ["eel"] });
+      const twice = await c.query({ name: "by-word", text: "SELECT n FROM word_counts WHERE word = $1", values: ["cat"] });
+      expect([again.rows, twice.rows]).toEqual([[{ n: "1" }], [{ n: "2" }]]);
+    }));
+
+  it("sends windows as json, which the client parses", () =>
+    withClient(async (c) => {
+      const r = await c.query("SELECT window, n FROM per_window ORDER BY window.start");
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([114, 20]);
+      expect(r.rows).toEqual([
+        { window: { start: "2026-12-02T09:00:00.000Z", end: "2026-12-02T09:05:00.000Z" }, n: "2" },
+        { window: { start: "2026-12-02T09:05:00.000Z", end: "2026-12-02T09:10:00.000Z" }, n: "3" },
+      ]);
+    }));
+});
+
+describe("types", () => {
+  const Typed = z.object({
+    i: z.int32().nullable(),
+    big: z.int().nullable(),
+    x: z.number().nullable(),
+    ok: z.boolean().nullable(),
+    s: z.string().nullable(),
+    bytes: z.instanceof(Uint8Array).nullable(),
+    at: z.date().nullable(),
+  });
+  beforeAll(() => {
+    session
+      .createDataFrame(
+        [
+          { i: 1, big: 9007199254740993n as unknown as number, x: 2.5, ok: true, s: "é", bytes: Uint8Array.of(0, 255), at: t("09:00:00.250") },
+          { i: null, big: null, x: null, ok: null, s: null, bytes: null, at: null },
+        ],
+        Typed,
+      )
+      .createOrReplaceTempView("typed");
+  });
+
+  it("round-trip through the pg client's parsers in text format", () =>
+    withClient(async (c) => {
+      const r = await c.query("SELECT * FROM typed");
+      expect(r.fields.map((f) => f.dataTypeID)).toEqual([23, 20, 701, 16, 25, 17, 1184]);
+      expect(r.rows).toEqual([
+        { i: 1, big: "9007199254740993", x: 2.5, ok: true, s: "é", bytes: Buffer.from([0, 255]), at: t("09:00:00.250") },
+        { i: null, big: null, x: null, ok: null, s: null, bytes: null, at: null },
+      ]);
+    }));
+
+  it("round-trip in binary format when the client asks for it", () =>
+    withClient(
+      async (c) => {
+        const r = await c.query("SELECT i, x, ok, s, at FROM typed");
+        expect(r.rows).toEqual([
+          { i: 1, x: 2.5, ok: true, s: "é", at: t("09:00:00.250") },
+          { i: null, x: null, ok: null, s: null, at: null },
+        ]);
+      },
+      { binary: true } as pg.ClientConfig,
+    ));
+});
+
+describe("errors carry Postgres's SQLSTATE", () => {
+  it("a syntax error: 42601 with the position of the offending word", () =>
+    withClient(async (c) => {
+      expect(await failure(c, "SELECT word FORM word_counts")).toEqual({
+        code: "42601",
+        message: expect.stringContaining("Syntax error at or near 'word_counts'"),
+        position: "18",
+      });
+      // The connection carries on.
+      expect((await c.query("SELECT count(*) AS n FROM word_counts")).rows).toEqual([{ n: "3" }]);
+    }));
+
+  it("an unknown table: 42P01; an unknown column: 42703", () =>
+    withClient(async (c) => {
+      expect(await failure(c, "SELECT * FROM nowhere")).toMatchObject({ code: "42P01", message: expect.stringContaining("`nowhere` cannot be found") });
+      expect(await failure(c, "SELECT colour FROM word_counts")).toMatchObject({ code: "42703" });
+    }));
+
+  it("a stream selected directly: 0A000 with Spark's message", () =>
+    withClient(async (c) => {
+      words.toDF().createOrReplaceTempView("live_words");
+      expect(await failure(c, "SELECT * FROM live_words")).toEqual({ code: "0A000", message: "Queries with streaming sources must be executed with writeStream.start()" });
+    }));
+
+  it("writes and the Postgres catalog are refused", () =>
+    withClient(async (c) => {
+      expect(await failure(c, "INSERT INTO word_counts VALUES ('x', 1)")).toEqual({
+        code: "25006",
+        message: "cannot execute INSERT in a read-only transaction: Sluice serves SELECT queries over memory-sink tables and temp views",
+      });
+      expect((await failure(c, "SELECT relname FROM pg_catalog.pg_class")).code).toBe("0A000");
+    }));
+});
+
+describe("session commands clients send", () => {
+  it("answers version(), SHOW and SET, and acknowledges transactions", () =>
+    withClient(async (c) => {
+      expect((await c.query("SELECT version()")).rows[0].version).toMatch(/^PostgreSQL 16\.0 \(Sluice\) on /);
+      expect((await c.query("SHOW server_version")).rows).toEqual([{ server_version: "16.0 (Sluice)" }]);
+      expect((await c.query("SHOW TIME ZONE")).rows).toEqual([{ TimeZone: "UTC" }]);
+      expect((await c.query("SET application_name = 'dashboards'")).command).toBe("SET");
+      expect((await c.query("SHOW application_name")).rows).toEqual([{ application_name: "dashboards" }]);
+      expect(await failure(c, "SET TimeZone = 'Europe/Paris'")).toEqual({ code: "22023", message: 'invalid value for parameter "TimeZone": "Europe/Paris"' });
+      expect((await c.query("BEGIN")).command).toBe("BEGIN");
+      expect((await c.query("SELECT n FROM word_counts WHERE word = 'cat'")).rows).toEqual([{ n: "2" }]);
+      expect((await c.query("COMMIT")).command).toBe("COMMIT");
+    }));
+
+  it("a failed transaction block refuses commands until it ends", () =>
+    withClient(async (c) => {
+      await c.query("BEGIN");
+      await failure(c, "SELECT * FROM nowhere");
+      expect(await failure(c, "SELECT 1")).toEqual({ code: "25P02", message: "current transaction is aborted, commands ignored until end of transaction block" });
+      expect((await c.query("ROLLBACK")).command).toBe("ROLLBACK");
+      expect((await c.query("SELECT count(*) AS n FROM word_counts")).rows).toEqual([{ n: "3" }]);
+    }));
+});
+
+describe("authentication", () => {
+  it("refuses a wrong password with 28P01, and an unknown user the same way", async () => {
+    for (const options of [{ password: "wrong" }, { user: "mallory" }]) {
+      const c = client(options);
+      const error = await c.connect().then(
+        () => null,
+        (e: pg.DatabaseError) => ({ code: e.code, message: e.message }),
+      );
+      await c.end().catch(() => {});
+      expect(error).toEqual({ code: "28P01", message: `password authentication failed for user "${options.user ?? "sluice"}"` });
+    }
+  });
+
+  it("refuses to serve on a host other machines reach without a password", async () => {
+    await expect(session.serveSql({ host: "0.0.0.0", port: 0 })).rejects.toThrow(OptionError);
+    await expect(session.serveSql({ host: "0.0.0.0", port: 0 })).rejects.toThrow(/host "0.0.0.0" is reachable from other machines, so the server needs a password/);
+  });
+
+  it("lets a client that does not authenticate in time go", async () => {
+    const quick = await session.serveSql({ port: 0, password: PASSWORD, authenticationTimeout: 300 });
+    try {
+      const started = Date.now();
+      const socket = net.connect(quick.port, "127.0.0.1");
+      const closed = await new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now() - started)));
+      expect(closed).toBeGreaterThanOrEqual(250);
+      expect(closed).toBeLessThan(5000);
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe("clients that misbehave", () => {
+  /** Sends bytes on a raw connection and collects what comes back until the server closes it. */
+  function exchange(bytes: Buffer[]): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(server.port, "127.0.0.1", () => {
+        for (const b of bytes) socket.write(b);
+      });
+      const chunks: Buffer[] = [];
+      socket.on("data", (c) => chunks.push(c));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(Buffer.concat(chunks)));
+    });
+  }
+
+  function startupPacket(user: string): Buffer {
+    const body = Buffer.from(`user\0${user}\0database\0sluice\0\0`);
+    const head = Buffer.alloc(8);
+    head.writeInt32BE(8 + body.length, 0);
+    head.writeInt32BE(196_608, 4);
+    return Buffer.concat([head, body]);
+  }
+
+  it("closes a connection that sends garbage, and serves the next client", async () => {
+    expect(await exchange([Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n")])).toEqual(Buffer.alloc(0));
+    expect(await withClient(async (c) => (await c.query("SELECT count(*) AS n FROM word_counts")).rows)).toEqual([{ n: "3" }]);
+  });
+
+  it("answers an unknown message type after startup with FATAL 08P01", async () => {
+    const trusting = await session.serveSql({ port: 0 });
+    try {
+      const socket = net.connect(trusting.port, "127.0.0.1");
+      const received: Buffer[] = [];
+      socket.on("data", (c) => {
+        received.push(c);
+        // After ReadyForQuery: a message of type 'G', which the protocol does not have.
+        if (c.includes(Buffer.from("Z\0\0\0\x05I"))) socket.write(Buffer.from([0x47, 0, 0, 0, 4]));
+      });
+      socket.write(startupPacket("anyone"));
+      await new Promise((resolve) => socket.on("close", resolve));
+      const reply = Buffer.concat(received).toString("latin1");
+      expect(reply.slice(reply.lastIndexOf("E"))).toBe("E\0\0\0\x3cSFATAL\0VFATAL\0C08P01\0Minvalid frontend message type 71\0\0");
+    } finally {
+      await trusting.close();
+    }
+  });
+});
