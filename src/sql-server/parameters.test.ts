@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PgError } from "./error-response.js";
-import { decodeParameter, sqlLiteral } from "./parameters.js";
+import { decodeParameter, parameterReadings, sqlLiteral } from "./parameters.js";
 import { PG } from "./pg-types.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -18,13 +18,18 @@ function failure(f: () => unknown): { code: string; message: string } {
 }
 
 describe("bind parameters as SQL literals of their types", () => {
-  it("reads a parameter without a type as a number when it is one, else as a string", () => {
-    expect(literal("2", 0)).toBe("2L");
-    expect(literal("-2", 0)).toBe("(-2L)");
-    expect(literal("2.5", 0)).toBe("2.5D");
-    expect(literal("cat", 0)).toBe("'cat'");
-    expect(literal("it's a \\ path", 0)).toBe("'it\\'s a \\\\ path'");
-    expect(literal(null, 0)).toBe("NULL");
+  it("gives a parameter without a type every reading its text allows, the string last", () => {
+    const readings = (value: string) => parameterReadings(decodeParameter(enc(value), 0, 0, 0));
+    expect(readings("2")).toEqual(["2L", "'2'"]);
+    expect(readings("-2")).toEqual(["(-2L)", "'-2'"]);
+    expect(readings("2.5")).toEqual(["2.5D", "'2.5'"]);
+    expect(readings("2026-12-02T10:00:00.000+01:00")).toEqual(["CAST('2026-12-02T09:00:00.000Z' AS TIMESTAMP)", "'2026-12-02T10:00:00.000+01:00'"]);
+    expect(readings("true")).toEqual(["TRUE", "'true'"]);
+    expect(readings("cat")).toEqual(["'cat'"]);
+    expect(readings("it's a \\ path")).toEqual(["'it\\'s a \\\\ path'"]);
+    expect(parameterReadings(decodeParameter(null, 0, 0, 0))).toEqual(["NULL"]);
+    // Bytes without a type, as the pg package sends a Buffer (binary format).
+    expect(parameterReadings(decodeParameter(Uint8Array.of(0, 255), 0, 1, 0))).toEqual(["unbase64('AP8=')"]);
   });
 
   it("checks typed text parameters as Postgres's input functions do", () => {
@@ -34,8 +39,8 @@ describe("bind parameters as SQL literals of their types", () => {
     expect(literal("1e3", PG.float8.oid)).toBe("1000D");
     expect(literal("yes", PG.bool.oid)).toBe("TRUE");
     expect(literal("f", PG.bool.oid)).toBe("FALSE");
-    expect(literal("\\x00ff", PG.bytea.oid)).toBe("X'00ff'");
-    expect(literal("2026-12-02 10:00:00+01", PG.timestamptz.oid)).toBe("TIMESTAMP '2026-12-02T09:00:00.000Z'");
+    expect(literal("\\x00ff", PG.bytea.oid)).toBe("unbase64('AP8=')");
+    expect(literal("2026-12-02 10:00:00+01", PG.timestamptz.oid)).toBe("CAST('2026-12-02T09:00:00.000Z' AS TIMESTAMP)");
     expect(literal("7", PG.text.oid)).toBe("'7'");
     expect(failure(() => literal("seven", PG.int4.oid))).toEqual({ code: "22P02", message: 'invalid input syntax for type integer: "seven"' });
     expect(failure(() => literal("70000", PG.int2.oid))).toEqual({ code: "22003", message: 'value "70000" is out of range for type smallint' });
@@ -47,7 +52,7 @@ describe("bind parameters as SQL literals of their types", () => {
     expect(binaryLiteral("fffffffffffffffe", PG.int8.oid)).toBe("(-2L)");
     expect(binaryLiteral("3ff8000000000000", PG.float8.oid)).toBe("1.5D");
     expect(binaryLiteral("01", PG.bool.oid)).toBe("TRUE");
-    expect(binaryLiteral("00000000000003e8", PG.timestamptz.oid)).toBe("TIMESTAMP '2000-01-01T00:00:00.001Z'");
+    expect(binaryLiteral("00000000000003e8", PG.timestamptz.oid)).toBe("CAST('2000-01-01T00:00:00.001Z' AS TIMESTAMP)");
     expect(binaryLiteral("6869", PG.text.oid)).toBe("'hi'");
     expect(failure(() => binaryLiteral("00", PG.int4.oid))).toEqual({ code: "08P01", message: "incorrect binary data format in bind parameter 1" });
     expect(failure(() => binaryLiteral("0001", PG.numeric.oid))).toEqual({

@@ -2,14 +2,13 @@ import { assertNever } from "../expr/ast.js";
 import { parseTimestamp } from "../kernels/temporal.js";
 import { PgError, SQLSTATE } from "./error-response.js";
 import { PG } from "./pg-types.js";
-import { text } from "./wire-reader.js";
 
 /**
  * Bind parameters (`$1`, `$2`...) of the extended query protocol, bound as SQL literals of their
  * types: the value the client sent (text or binary format) is checked against the parameter's
  * type, as Postgres's input functions check it, and written as a Spark SQL literal in place of
  * the placeholder. A parameter whose type the client left open (OID 0, what the pg package sends)
- * reads as a number when its text is one, and as a string otherwise.
+ * has several readings, tried in turn, as Postgres infers such a type from where it stands.
  */
 
 /** A parameter's value, decoded. */
@@ -20,7 +19,9 @@ export type ParameterValue =
   | { readonly kind: "boolean"; readonly value: boolean }
   | { readonly kind: "string"; readonly value: string }
   | { readonly kind: "bytes"; readonly value: Uint8Array }
-  | { readonly kind: "timestamp"; readonly ms: number };
+  | { readonly kind: "timestamp"; readonly ms: number }
+  /** Text whose type the client left open: see `parameterReadings`. */
+  | { readonly kind: "untyped"; readonly text: string };
 
 const INTEGER_TYPES = new Map<number, { bits: 16 | 32 | 64; name: string }>([
   [PG.int2.oid, { bits: 16, name: "smallint" }],
@@ -36,7 +37,17 @@ export function decodeParameter(bytes: Uint8Array | null, typeOid: number, forma
   if (bytes === null) return { kind: "null" };
   if (format === 1) return decodeBinary(bytes, typeOid, index);
   if (format !== 0) throw new PgError(SQLSTATE.protocolViolation, `invalid format code ${format} for parameter $${index + 1}`);
-  return decodeText(text(bytes), typeOid);
+  return decodeText(utf8(bytes), typeOid);
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function utf8(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new PgError("22021", 'invalid byte sequence for encoding "UTF8"');
+  }
 }
 
 function decodeText(value: string, typeOid: number): ParameterValue {
@@ -53,10 +64,7 @@ function decodeText(value: string, typeOid: number): ParameterValue {
       return { kind: "bytes", value: byteaInput(value) };
     case 0:
     case PG.unknown.oid:
-      // No type from the client: a number where the text is one (Postgres would infer it from the context).
-      if (/^\s*[+-]?\d+\s*$/.test(value)) return integerValue(value.trim(), 64, "bigint");
-      if (/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(value)) return { kind: "double", value: Number(value) };
-      return { kind: "string", value };
+      return { kind: "untyped", text: value };
   }
   if (TIME_TYPES.has(typeOid)) {
     const ms = parseTimestamp(value);
@@ -84,6 +92,8 @@ function decodeBinary(bytes: Uint8Array, typeOid: number, index: number): Parame
       return size(8), { kind: "double", value: view.getFloat64(0) };
     case PG.bool.oid:
       return size(1), { kind: "boolean", value: bytes[0] !== 0 };
+    // Binary without a type: bytes (the pg package sends a Buffer so).
+    case 0:
     case PG.bytea.oid:
       return { kind: "bytes", value: bytes.slice() };
     case PG.timestamptz.oid:
@@ -91,12 +101,11 @@ function decodeBinary(bytes: Uint8Array, typeOid: number, index: number): Parame
       return size(8), { kind: "timestamp", ms: Number(view.getBigInt64(0) / 1000n) + POSTGRES_EPOCH_MS };
     case PG.date.oid:
       return size(4), { kind: "timestamp", ms: view.getInt32(0) * 86_400_000 + POSTGRES_EPOCH_MS };
-    case 0:
     case PG.unknown.oid:
     case PG.text.oid:
     case PG.varchar.oid:
     case PG.json.oid:
-      return { kind: "string", value: text(bytes) };
+      return { kind: "string", value: utf8(bytes) };
     default:
       throw new PgError(SQLSTATE.featureNotSupported, `binary format of parameter $${index + 1} (type OID ${typeOid}) is not supported; send it in text format`);
   }
@@ -135,6 +144,26 @@ function byteaInput(value: string): Uint8Array {
 }
 
 /**
+ * The literals a parameter may stand for, in the order to try them: one for a typed parameter;
+ * for text of no declared type, each type its text can be read as (a number, a timestamp, a
+ * boolean), then the string itself. The statement is bound with the first reading under which it
+ * analyzes, as Postgres gives an untyped parameter the type its context asks for.
+ */
+export function parameterReadings(value: ParameterValue): string[] {
+  if (value.kind !== "untyped") return [sqlLiteral(value)];
+  const t = value.text.trim();
+  const readings: ParameterValue[] = [];
+  if (/^[+-]?\d+$/.test(t) && BigInt(t) >= INTEGER_RANGE[64][0] && BigInt(t) <= INTEGER_RANGE[64][1]) readings.push(integerValue(t, 64, "bigint"));
+  else if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) readings.push({ kind: "double", value: Number(t) });
+  // A timestamp needs a full date: "2026-12-02", "2026-12-02 09:00:00+01" (not a bare year, which reads as a number).
+  const ms = /^[+-]?\d{4,6}-\d{1,2}-\d{1,2}/.test(t) ? parseTimestamp(t) : null;
+  if (ms !== null) readings.push({ kind: "timestamp", ms });
+  if (/^(true|false)$/i.test(t)) readings.push({ kind: "boolean", value: t.toLowerCase() === "true" });
+  readings.push({ kind: "string", value: value.text });
+  return readings.map(sqlLiteral);
+}
+
+/**
  * A parameter as a Spark SQL literal. A negative number is parenthesized, so that `n-$1` cannot
  * become the comment `n--5`; strings escape backslashes and quotes as Spark's lexer reads them.
  */
@@ -150,10 +179,13 @@ export function sqlLiteral(value: ParameterValue): string {
       return value.value ? "TRUE" : "FALSE";
     case "string":
       return `'${value.value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+    // Bytes and times through functions Sluice's SQL has: it reads no X'..' or TIMESTAMP '..' literals.
     case "bytes":
-      return `X'${Array.from(value.value, (b) => b.toString(16).padStart(2, "0")).join("")}'`;
+      return `unbase64('${Buffer.from(value.value).toString("base64")}')`;
     case "timestamp":
-      return `TIMESTAMP '${new Date(value.ms).toISOString()}'`;
+      return `CAST('${new Date(value.ms).toISOString()}' AS TIMESTAMP)`;
+    case "untyped":
+      return sqlLiteral({ kind: "string", value: value.text });
     default:
       return assertNever(value, "parameter");
   }

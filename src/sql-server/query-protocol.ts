@@ -1,5 +1,5 @@
 import { errorReport, PgError, SQLSTATE } from "./error-response.js";
-import { decodeParameter, sqlLiteral } from "./parameters.js";
+import { decodeParameter, parameterReadings } from "./parameters.js";
 import { pgTypeOf } from "./pg-types.js";
 import { parameterCount, splitStatements, type Statement } from "./sql-text.js";
 import { statementKind, type StatementKind } from "./statement-kind.js";
@@ -173,8 +173,8 @@ export class QueryProtocol {
       throw new PgError(SQLSTATE.protocolViolation, `bind message has ${paramFormats.length} parameter formats but ${values.length} parameters`);
     }
     if (portalName !== "" && this.portals.has(portalName)) throw new PgError("42P03", `cursor "${portalName}" already exists`);
-    const literals = values.map((v, i) => sqlLiteral(decodeParameter(v, prepared.parameterTypes[i]!, paramFormats.length === 1 ? paramFormats[0]! : (paramFormats[i] ?? 0), i)));
-    const bound = await this.host.guard(() => bindStatement(this.host.session, prepared.query, prepared.statement, prepared.kind, literals));
+    const readings = values.map((v, i) => parameterReadings(decodeParameter(v, prepared.parameterTypes[i]!, paramFormats.length === 1 ? paramFormats[0]! : (paramFormats[i] ?? 0), i)));
+    const bound = await this.host.guard(() => bindStatement(this.host.session, prepared.query, prepared.statement, prepared.kind, readings));
     this.portals.set(portalName, { bound, formats: resultFormatsOf(resultFormats, bound), outcome: null, cursor: 0 });
   }
 
@@ -186,8 +186,8 @@ export class QueryProtocol {
       const prepared = this.statement(name);
       out.parameterDescription(prepared.parameterTypes.map((t) => (t === 0 ? pgTypeOf("string").oid : t)));
       // Columns of a statement not yet bound: planned with every parameter NULL.
-      const literals = prepared.parameterTypes.map(() => "NULL");
-      const bound = await this.host.guard(() => bindStatement(this.host.session, prepared.query, prepared.statement, prepared.kind, literals));
+      const nulls = prepared.parameterTypes.map(() => ["NULL"]);
+      const bound = await this.host.guard(() => bindStatement(this.host.session, prepared.query, prepared.statement, prepared.kind, nulls));
       if (bound.columns) out.rowDescription(describeColumns(bound, []));
       else out.bare("n");
     } else if (what === "P") {

@@ -159,6 +159,15 @@ describe("types", () => {
       ]);
     }));
 
+  it("parameters of no declared type take the type the statement needs", () =>
+    withClient(async (c) => {
+      // The pg package sends a Date as text, a Buffer as binary, numbers and booleans as text, all of type 0.
+      const r = await c.query("SELECT i FROM typed WHERE at = $1 AND s = $2 AND ok = $3 AND x > $4 AND bytes = $5", [t("09:00:00.250"), "é", true, 2, Buffer.from([0, 255])]);
+      expect(r.rows).toEqual([{ i: 1 }]);
+      // Text that reads as a number, compared with a string column, stays a string.
+      expect((await c.query("SELECT n FROM word_counts WHERE word = $1", ["42"])).rows).toEqual([]);
+    }));
+
   it("round-trip in binary format when the client asks for it", () =>
     withClient(
       async (c) => {

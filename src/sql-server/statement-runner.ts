@@ -1,11 +1,11 @@
 import * as os from "node:os";
 import type { Batch } from "../batch/batch.js";
 import { encodeUtf8 } from "../kernels/utf8.js";
-import { asPgError, PgError, SQLSTATE, type StatementSource } from "./error-response.js";
+import { asPgError, PgError, SQLSTATE } from "./error-response.js";
 import { columnCells, PG, pgTypeOf, type Cells, type PgType } from "./pg-types.js";
 import type { SessionSettings } from "./session-settings.js";
 import { SERVER_VERSION } from "./session-settings.js";
-import type { SqlEngine } from "./sql-engine.js";
+import type { SqlEngine, SqlPlan } from "./sql-engine.js";
 import { substituteParameters, type Statement } from "./sql-text.js";
 import { SERVES, type StatementKind } from "./statement-kind.js";
 import type { ReportFields, TransactionStatus } from "./wire-writer.js";
@@ -65,13 +65,14 @@ export async function bindStatement(
   query: string,
   statement: Statement | null,
   kind: StatementKind | null,
-  literals: readonly string[],
+  /** Each parameter's readings, as SQL literals (one for a typed parameter). */
+  readings: readonly (readonly string[])[],
 ): Promise<BoundStatement> {
   if (statement === null || kind === null) return { columns: null, empty: true, execute: async () => done(() => "") };
   refuseInFailedTransaction(session, kind);
   switch (kind.kind) {
     case "query":
-      return bindQuery(session, query, statement, literals);
+      return bindQuery(session, query, statement, readings);
     case "version":
       return rowsOf([text("version")], () => [[`PostgreSQL ${SERVER_VERSION} on ${os.arch()}-${os.platform()}, Node.js ${process.version}`]], "SELECT");
     case "show": {
@@ -97,15 +98,43 @@ export async function bindStatement(
   }
 }
 
-async function bindQuery(session: SessionState, query: string, statement: Statement, literals: readonly string[]): Promise<BoundStatement> {
-  const { text: parsed, originalPosition } = substituteParameters(statement, literals);
-  const source: StatementSource = { query, start: statement.start, parsed, originalPosition };
-  let plan;
-  try {
-    plan = await session.engine.plan(parsed);
-  } catch (e) {
-    throw asPgError(e, source);
+/** Combinations of parameter readings tried at most before the first one's error is reported. */
+const MAX_READING_ATTEMPTS = 64;
+
+/**
+ * Plans the statement with the first combination of parameter readings (see parameterReadings)
+ * under which it analyzes, trying combinations in order of preference; when none does, the
+ * error is the one of the preferred readings.
+ */
+async function planQuery(session: SessionState, query: string, statement: Statement, readings: readonly (readonly string[])[]): Promise<SqlPlan> {
+  let firstError: PgError | null = null;
+  let attempts = 0;
+  for (const literals of combinations(readings)) {
+    const { text: parsed, originalPosition } = substituteParameters(statement, literals);
+    try {
+      return await session.engine.plan(parsed);
+    } catch (e) {
+      firstError ??= asPgError(e, { query, start: statement.start, parsed, originalPosition });
+    }
+    if (++attempts >= MAX_READING_ATTEMPTS) break;
   }
+  throw firstError!;
+}
+
+/** Every choice of one reading per parameter, the preferred (first) readings first. */
+function* combinations(readings: readonly (readonly string[])[]): Generator<string[]> {
+  const choice = readings.map(() => 0);
+  for (;;) {
+    yield readings.map((r, i) => r[choice[i]!]!);
+    let i = readings.length - 1;
+    while (i >= 0 && choice[i] === readings[i]!.length - 1) choice[i--] = 0;
+    if (i < 0) return;
+    choice[i]!++;
+  }
+}
+
+async function bindQuery(session: SessionState, query: string, statement: Statement, readings: readonly (readonly string[])[]): Promise<BoundStatement> {
+  const plan = await planQuery(session, query, statement, readings);
   if (plan.isStreaming) {
     throw new PgError(SQLSTATE.featureNotSupported, "Queries with streaming sources must be executed with writeStream.start()", {
       hint: 'Run the stream into a memory sink, writeStream.format("memory").queryName("counts").start(), and SELECT from counts: it holds the rows the query has written so far.',
