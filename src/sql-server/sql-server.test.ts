@@ -55,6 +55,29 @@ async function failure(c: pg.Client, sql: string, values?: unknown[]): Promise<{
   throw new Error(`${sql} did not fail`);
 }
 
+/** A protocol 3.0 StartupMessage, as a client's first bytes. */
+function startupPacket(user: string): Buffer {
+  const body = Buffer.from(`user\0${user}\0database\0sluice\0\0`);
+  const head = Buffer.alloc(8);
+  head.writeInt32BE(8 + body.length, 0);
+  head.writeInt32BE(196_608, 4);
+  return Buffer.concat([head, body]);
+}
+
+/** What the server sends on a raw connection after `bytes`, until it closes the connection, and when it closed it (ms). */
+function rawExchange(port: number, bytes: Buffer[]): Promise<{ reply: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = net.connect(port, "127.0.0.1", () => {
+      for (const b of bytes) socket.write(b);
+    });
+    const chunks: Buffer[] = [];
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("close", () => resolve({ reply: Buffer.concat(chunks).toString("latin1"), closedAfterMs: Date.now() - started }));
+  });
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "sluice-sql-server-"));
   session = new Session({ workers: 0, checkpointLocation: dir });
@@ -239,6 +262,57 @@ describe("session commands clients send", () => {
     }));
 });
 
+describe("statements that take too long", () => {
+  /**
+   * A session with a worker thread: its first query waits for the thread to start (a second or
+   * more), long past the timeouts below, while the event loop stays free to notice them.
+   */
+  async function withSlowFirstQuery(fn: (port: number, session: Session) => Promise<void>): Promise<void> {
+    const workerSession = new Session({ workers: 1, checkpointLocation: path.join(dir, "slow") });
+    try {
+      workerSession.createDataFrame([{ v: 1 }], z.object({ v: z.int32() })).createOrReplaceTempView("slow");
+      const s = await workerSession.serveSql({ port: 0 });
+      await fn(s.port, workerSession);
+    } finally {
+      await workerSession.stop();
+    }
+  }
+
+  it("are canceled at statement_timeout with 57014, and the connection carries on", () =>
+    withSlowFirstQuery((port) =>
+      withClient(
+        async (c) => {
+          await c.query("SET statement_timeout = 1");
+          expect(await failure(c, "SELECT v FROM slow")).toEqual({ code: "57014", message: "canceling statement due to statement timeout" });
+          await c.query("SET statement_timeout TO DEFAULT");
+          expect((await c.query("SELECT v FROM slow")).rows).toEqual([{ v: 1 }]);
+        },
+        { port },
+      ),
+    ));
+
+  it("are canceled by a cancel request on another connection", () =>
+    withSlowFirstQuery((port) =>
+      withClient(
+        async (c) => {
+          const running = failure(c, "SELECT v FROM slow");
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          // CancelRequest: length 16, code 80877102, the process id and secret key of BackendKeyData.
+          const request = Buffer.alloc(16);
+          request.writeInt32BE(16, 0);
+          request.writeInt32BE(80_877_102, 4);
+          request.writeInt32BE((c as unknown as { processID: number }).processID, 8);
+          request.writeInt32BE((c as unknown as { secretKey: number }).secretKey, 12);
+          net.connect(port, "127.0.0.1", function (this: net.Socket) {
+            this.end(request);
+          });
+          expect(await running).toEqual({ code: "57014", message: "canceling statement due to user request" });
+        },
+        { port },
+      ),
+    ));
+});
+
 describe("authentication", () => {
   it("refuses a wrong password with 28P01, and an unknown user the same way", async () => {
     for (const options of [{ password: "wrong" }, { user: "mallory" }]) {
@@ -260,11 +334,16 @@ describe("authentication", () => {
   it("lets a client that does not authenticate in time go", async () => {
     const quick = await session.serveSql({ port: 0, password: PASSWORD, authenticationTimeout: 300 });
     try {
-      const started = Date.now();
-      const socket = net.connect(quick.port, "127.0.0.1");
-      const closed = await new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now() - started)));
-      expect(closed).toBeGreaterThanOrEqual(250);
-      expect(closed).toBeLessThan(5000);
+      // Silent from the start: closed without a word.
+      const silent = await rawExchange(quick.port, []);
+      expect(silent.reply).toBe("");
+      expect(silent.closedAfterMs).toBeGreaterThanOrEqual(250);
+      // Started, asked for SCRAM (R, code 10), then silent: FATAL 57014, as Postgres says it.
+      const started = await rawExchange(quick.port, [startupPacket("sluice")]);
+      expect(started.reply).toBe(
+        "R\0\0\0\x17\0\0\0\x0aSCRAM-SHA-256\0\0" + "E\0\0\0\x43SFATAL\0VFATAL\0C57014\0Mcanceling authentication due to timeout\0\0",
+      );
+      expect(started.closedAfterMs).toBeGreaterThanOrEqual(250);
     } finally {
       await quick.close();
     }
@@ -272,29 +351,8 @@ describe("authentication", () => {
 });
 
 describe("clients that misbehave", () => {
-  /** Sends bytes on a raw connection and collects what comes back until the server closes it. */
-  function exchange(bytes: Buffer[]): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(server.port, "127.0.0.1", () => {
-        for (const b of bytes) socket.write(b);
-      });
-      const chunks: Buffer[] = [];
-      socket.on("data", (c) => chunks.push(c));
-      socket.on("error", reject);
-      socket.on("close", () => resolve(Buffer.concat(chunks)));
-    });
-  }
-
-  function startupPacket(user: string): Buffer {
-    const body = Buffer.from(`user\0${user}\0database\0sluice\0\0`);
-    const head = Buffer.alloc(8);
-    head.writeInt32BE(8 + body.length, 0);
-    head.writeInt32BE(196_608, 4);
-    return Buffer.concat([head, body]);
-  }
-
   it("closes a connection that sends garbage, and serves the next client", async () => {
-    expect(await exchange([Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n")])).toEqual(Buffer.alloc(0));
+    expect((await rawExchange(server.port, [Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n")])).reply).toBe("");
     expect(await withClient(async (c) => (await c.query("SELECT count(*) AS n FROM word_counts")).rows)).toEqual([{ n: "3" }]);
   });
 
