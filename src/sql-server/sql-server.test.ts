@@ -189,6 +189,8 @@ describe("types", () => {
       expect(r.rows).toEqual([{ i: 1 }]);
       // Text that reads as a number, compared with a string column, stays a string.
       expect((await c.query("SELECT n FROM word_counts WHERE word = $1", ["42"])).rows).toEqual([]);
+      // A placeholder in a simple query (no parameters given) is an error, as in Postgres.
+      expect(await failure(c, "SELECT n FROM word_counts WHERE word = $1")).toEqual({ code: "42P02", message: "there is no parameter $1", position: "40" });
     }));
 
   it("round-trip in binary format when the client asks for it", () =>

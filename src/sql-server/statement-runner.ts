@@ -107,6 +107,10 @@ const MAX_READING_ATTEMPTS = 64;
  * error is the one of the preferred readings.
  */
 async function planQuery(session: SessionState, query: string, statement: Statement, readings: readonly (readonly string[])[]): Promise<SqlPlan> {
+  const missing = statement.tokens.find((t) => t.kind === "param" && Number(t.text.slice(1)) > readings.length);
+  if (missing) {
+    throw new PgError("42P02", `there is no parameter ${missing.text}`, { position: [...query.slice(0, missing.start)].length + 1 });
+  }
   let firstError: PgError | null = null;
   let attempts = 0;
   for (const literals of combinations(readings)) {
