@@ -71,6 +71,11 @@ describe("psql against a running query", () => {
     expect(await psql(query)).toEqual({ code: 0, stdout: "cat|2\ndog|3\neel|1\n", stderr: "" });
   });
 
+  it("runs several statements sent as one query, printing each result", async () => {
+    const run = await psql(["-A", "-t", "-c", "SHOW TimeZone; SELECT count(*) FROM word_counts; SELECT max(n) FROM word_counts"]);
+    expect(run).toEqual({ code: 0, stdout: "UTC\n3\n3\n", stderr: "" });
+  });
+
   it("prints psql's aligned table", async () => {
     const run = await psql(["-c", "SELECT word, n FROM word_counts WHERE n >= 2 ORDER BY n DESC"]);
     expect(run.stdout).toBe([" word | n ", "------+---", " dog  | 3", " cat  | 2", "(2 rows)", "", ""].join("\n"));

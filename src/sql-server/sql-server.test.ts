@@ -137,6 +137,9 @@ describe("SELECT over the memory-sink table of a running query", () => {
       const again = await c.query({ name: "by-word", text: "SELECT n FROM word_counts WHERE word = $1", values: ["eel"] });
       const twice = await c.query({ name: "by-word", text: "SELECT n FROM word_counts WHERE word = $1", values: ["cat"] });
       expect([again.rows, twice.rows]).toEqual([[{ n: "1" }], [{ n: "2" }]]);
+      // Fetched a row per Execute: the portal is suspended (PortalSuspended) and resumed until done.
+      const paged = await c.query({ text: "SELECT word FROM word_counts ORDER BY word", values: [], rows: 1 } as pg.QueryConfig);
+      expect(paged.rows).toEqual([{ word: "cat" }, { word: "dog" }, { word: "eel" }]);
     }));
 
   it("sends windows as json, which the client parses", () =>
