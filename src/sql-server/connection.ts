@@ -154,7 +154,7 @@ export class Connection {
     }
     const user = params.get("user");
     if (!user) throw new PgError(SQLSTATE.invalidAuthorization, "no PostgreSQL user name specified in startup packet", { severity: "FATAL" });
-    if (this.server.overLimit) throw new PgError("53300", "sorry, too many clients already", { severity: "FATAL" });
+    if (this.server.overLimit) throw new PgError(SQLSTATE.tooManyConnections, "sorry, too many clients already", { severity: "FATAL" });
     const settings = new SessionSettings(user, params.get("application_name") ?? "", this.server.secrets.settings.statementTimeoutMs);
     this.session = { engine: this.server.engine, settings, transaction: "I" as TransactionStatus, deallocate: (name) => this.query!.deallocate(name) };
     this.authentication = new ClientAuthentication(this.server.secrets, user);

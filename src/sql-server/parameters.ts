@@ -76,31 +76,34 @@ function decodeText(value: string, typeOid: number): ParameterValue {
 
 function decodeBinary(bytes: Uint8Array, typeOid: number, index: number): ParameterValue {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const size = (n: number) => {
+  /** A fixed-size value of `n` bytes, read by `read` once its size is checked. */
+  const fixed = (n: number, read: () => ParameterValue): ParameterValue => {
     if (bytes.length !== n) throw new PgError(SQLSTATE.protocolViolation, `incorrect binary data format in bind parameter ${index + 1}`);
+    return read();
   };
   switch (typeOid) {
     case PG.int2.oid:
-      return size(2), { kind: "integer", digits: String(view.getInt16(0)), wide: false };
+      return fixed(2, () => ({ kind: "integer", digits: String(view.getInt16(0)), wide: false }));
     case PG.int4.oid:
-      return size(4), { kind: "integer", digits: String(view.getInt32(0)), wide: false };
+      return fixed(4, () => ({ kind: "integer", digits: String(view.getInt32(0)), wide: false }));
     case PG.int8.oid:
-      return size(8), { kind: "integer", digits: String(view.getBigInt64(0)), wide: true };
+      return fixed(8, () => ({ kind: "integer", digits: String(view.getBigInt64(0)), wide: true }));
     case PG.float4.oid:
-      return size(4), { kind: "double", value: view.getFloat32(0) };
+      return fixed(4, () => ({ kind: "double", value: view.getFloat32(0) }));
     case PG.float8.oid:
-      return size(8), { kind: "double", value: view.getFloat64(0) };
+      return fixed(8, () => ({ kind: "double", value: view.getFloat64(0) }));
     case PG.bool.oid:
-      return size(1), { kind: "boolean", value: bytes[0] !== 0 };
+      return fixed(1, () => ({ kind: "boolean", value: bytes[0] !== 0 }));
     // Binary without a type: bytes (the pg package sends a Buffer so).
     case 0:
     case PG.bytea.oid:
       return { kind: "bytes", value: bytes.slice() };
+    // Microseconds since 2000-01-01 UTC; a date in days since then.
     case PG.timestamptz.oid:
     case PG.timestamp.oid:
-      return size(8), { kind: "timestamp", ms: Number(view.getBigInt64(0) / 1000n) + POSTGRES_EPOCH_MS };
+      return fixed(8, () => ({ kind: "timestamp", ms: Number(view.getBigInt64(0) / 1000n) + POSTGRES_EPOCH_MS }));
     case PG.date.oid:
-      return size(4), { kind: "timestamp", ms: view.getInt32(0) * 86_400_000 + POSTGRES_EPOCH_MS };
+      return fixed(4, () => ({ kind: "timestamp", ms: view.getInt32(0) * 86_400_000 + POSTGRES_EPOCH_MS }));
     case PG.unknown.oid:
     case PG.text.oid:
     case PG.varchar.oid:

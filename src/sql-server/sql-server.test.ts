@@ -3,7 +3,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { col, count, window } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
@@ -359,6 +359,28 @@ describe("clients that misbehave", () => {
   it("closes a connection that sends garbage, and serves the next client", async () => {
     expect((await rawExchange(server.port, [Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n")])).reply).toBe("");
     expect(await withClient(async (c) => (await c.query("SELECT count(*) AS n FROM word_counts")).rows)).toEqual([{ n: "3" }]);
+  });
+
+  it("refuses connections beyond maxConnections with 53300", async () => {
+    const small = await session.serveSql({ port: 0, maxConnections: 1 });
+    try {
+      await withClient(
+        async () => {
+          const second = client({ port: small.port });
+          const error = await second.connect().then(
+            () => null,
+            (e: pg.DatabaseError) => ({ code: e.code, message: e.message }),
+          );
+          await second.end().catch(() => {});
+          expect(error).toEqual({ code: "53300", message: "sorry, too many clients already" });
+        },
+        { port: small.port },
+      );
+      // Both connections are gone once their clients have left.
+      await vi.waitFor(() => expect(small.connectionCount).toBe(0));
+    } finally {
+      await small.close();
+    }
   });
 
   it("answers an unknown message type after startup with FATAL 08P01", async () => {
