@@ -3,6 +3,7 @@
  * Everything public is exported from here.
  */
 export { Session } from "./api/session.js";
+export type { Catalog } from "./api/catalog.js";
 export { RuntimeConfig } from "./api/runtime-config.js";
 export type { SqlConfKey, SqlConfInput } from "./config/sql-conf.js";
 export { DataFrame, type JoinHow, type TimestampColumn } from "./api/data-frame.js";
@@ -116,10 +117,14 @@ export type { OutputMode, SessionOptions, TriggerInput } from "./config/options.
 // The web UI and Prometheus metrics (new Session({ ui, metrics })): the option's shape and what the REST API returns.
 export type { ServerOption } from "./config/options.js";
 export type { QueryRunStatus, QueryRunSummary } from "./ui/query-history.js";
+export { SqlServer } from "./sql-server/sql-server.js";
+export type { SqlServerAuth, SqlServerOptions } from "./config/sql-server-options.js";
 export type { SinkGuarantee } from "./sinks/sink.js";
 export {
   SluiceError,
   AnalysisError,
+  ParseException,
+  type ErrorCondition,
   OptionError,
   MalformedRecordError,
   CheckpointError,
@@ -132,6 +137,7 @@ export {
   TaskTimeoutError,
   UdfError,
   StatefulProcessorError,
+  SqlServerError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export { KafkaSecurityError } from "./sources/kafka/security-hints.js";

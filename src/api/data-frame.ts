@@ -230,6 +230,20 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
     return this.derive({ kind: "join", left: this.plan, right: right.plan, on: keys, condition: null, joinType });
   }
 
+  /**
+   * Names this DataFrame for SQL (`session.sql("SELECT ... FROM name")`), replacing a view of the
+   * same name, as Spark's `createOrReplaceTempView`. A stream's view gives streaming queries; a
+   * watermark set with `withWatermark` before holds in SQL over the view.
+   */
+  createOrReplaceTempView(viewName: string): void {
+    this.session.createTempView(viewName, this, true);
+  }
+
+  /** As `createOrReplaceTempView`, but fails (Spark's TEMP_TABLE_OR_VIEW_ALREADY_EXISTS) when the name is taken. */
+  createTempView(viewName: string): void {
+    this.session.createTempView(viewName, this, false);
+  }
+
   // ---- actions on static DataFrames ----
 
   /** `action` names the work on the console progress bar. */

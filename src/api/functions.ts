@@ -1,8 +1,8 @@
 import type { AggFn, Expr, Literal, ScalarFn } from "../expr/ast.js";
 import { intervalExpr } from "../expr/interval.js";
 import { literalExpr } from "../expr/literal.js";
-import { parseSqlExpression } from "../expr/sql-parser.js";
-import { parseDuration } from "../config/duration.js";
+import { sessionWindowExpr, windowExpr } from "../expr/window-spec.js";
+import { parseSqlExpression } from "../sql/expression-parser.js";
 import type { z } from "zod";
 import { OptionError } from "../errors/errors.js";
 import { fieldsFromZod, type SchemaOfZod } from "../schema/zod-schema.js";
@@ -287,21 +287,12 @@ export function window<C extends AnyColumn>(
   slideDuration?: string | number,
   startTime?: string | number,
 ): Column<Fixed<"window">, R<C>, "window"> {
-  const sizeMs = parseDuration(windowDuration, "windowDuration");
-  const slideMs = slideDuration === undefined ? sizeMs : parseDuration(slideDuration, "slideDuration");
-  const startMs = startTime === undefined ? 0 : parseDuration(startTime, "startTime");
-  if (slideMs > sizeMs) {
-    throw new RangeError(`window(): slideDuration (${slideMs} ms) must be less than or equal to windowDuration (${sizeMs} ms)`);
-  }
-  if (Math.abs(startMs) >= slideMs) {
-    throw new RangeError(`window(): startTime (${startMs} ms) must be less than slideDuration (${slideMs} ms)`);
-  }
-  return new Column({ kind: "window", time: timeColumn.expr, sizeMs, slideMs, startMs });
+  return new Column(windowExpr(timeColumn.expr, windowDuration, slideDuration, startTime));
 }
 
 /** Session window: rows of a key closer than `gapDuration` belong to one session. */
 export function session_window<C extends AnyColumn>(timeColumn: C, gapDuration: string | number): Column<Fixed<"window">, R<C>, "session_window"> {
-  return new Column({ kind: "sessionWindow", time: timeColumn.expr, gapMs: parseDuration(gapDuration, "gapDuration") });
+  return new Column(sessionWindowExpr(timeColumn.expr, gapDuration));
 }
 
 /** `when(cond, value).when(...).otherwise(value)`, as Spark's CASE WHEN. */

@@ -28,6 +28,11 @@ import { UI_RETAINED_PROGRESS_UPDATES, UI_RETAINED_QUERIES } from "../config/sql
 import { DataFrame } from "./data-frame.js";
 import { MemoryStream } from "./memory-stream.js";
 import { RuntimeConfig } from "./runtime-config.js";
+import { Catalog } from "./catalog.js";
+import { TempViews } from "./temp-views.js";
+import { sqlToDataFrame } from "../sql/run-sql.js";
+import type { SqlServerOptions } from "../config/sql-server-options.js";
+import { SqlServer } from "../sql-server/sql-server.js";
 import { DataFrameReader, DataStreamReader, type SchemaOfArrow } from "./readers.js";
 import type { SessionInternals } from "./session-internals.js";
 
@@ -66,6 +71,8 @@ export class Session implements SessionInternals {
     () => ({ enabled: this.conf.values[SHOW_CONSOLE_PROGRESS], updateIntervalMs: this.conf.values[CONSOLE_PROGRESS_UPDATE_INTERVAL] }),
   );
   private readonly web: WebServers | null;
+  private readonly tempViews = new TempViews();
+  private readonly sqlServers = new Set<SqlServer>();
 
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
@@ -150,13 +157,73 @@ export class Session implements SessionInternals {
     return this.tableFrame(() => batches, fields);
   }
 
-  /** The rows a memory sink has received, as a static DataFrame (read when an action runs). */
+  /**
+   * A temporary view, or the rows a memory sink has received as a static DataFrame (read when an
+   * action runs).
+   */
   table<S extends SchemaShape = SchemaShape>(name: string): DataFrame<S> {
-    const sink = this.memorySinks.get(name);
-    if (!sink) {
-      throw new AnalysisError(`Table or view not found: ${name}; a memory sink creates it: writeStream.format("memory").queryName("${name}")`);
+    const found = this.relation(name);
+    if (!found) {
+      throw new AnalysisError(`Table or view not found: ${name}; a memory sink creates it: writeStream.format("memory").queryName("${name}"), a DataFrame with createOrReplaceTempView("${name}")`, {
+        errorClass: "TABLE_OR_VIEW_NOT_FOUND",
+        sqlState: "42P01",
+      });
     }
-    return this.tableFrame(() => sink.contents(), sink.fields);
+    return found;
+  }
+
+  /**
+   * A SQL query over the session's temporary views and memory-sink tables, as a DataFrame over the
+   * same logical plan the DataFrame API builds (Spark's `spark.sql`): streaming when it reads a
+   * stream. `S` states the result's schema type where the caller knows it; the columns at run time
+   * come from the query.
+   */
+  sql<S extends SchemaShape = SchemaShape>(sqlText: string): DataFrame<S> {
+    return sqlToDataFrame(sqlText, (name) => this.relation(name));
+  }
+  /**
+   * Serves `SELECT` over the session's memory-sink tables and temp views on the Postgres wire
+   * protocol, so psql, the pg package and BI tools can query tables while streaming queries update
+   * them (what Spark's Thrift server does for beeline). Off until called; `stop()` closes it.
+   *
+   * ```ts
+   * const server = await session.serveSql({ port: 5432, password: process.env.SLUICE_SQL_PASSWORD });
+   * // psql "postgresql://sluice@127.0.0.1:5432/sluice" -c "SELECT * FROM word_counts"
+   * ```
+   */
+  async serveSql(options: SqlServerOptions = {}): Promise<SqlServer> {
+    const server = await SqlServer.start(
+      {
+        plan: (text) => {
+          const df = this.sql(text);
+          return { fields: df.schema, isStreaming: df.isStreaming, execute: () => this.executeStatic(df.plan) };
+        },
+      },
+      options,
+    );
+    this.sqlServers.add(server);
+    server.onClose(() => this.sqlServers.delete(server));
+    return server;
+  }
+
+
+  /** Spark's `spark.catalog`: temporary views (`dropTempView`) and memory-sink tables. */
+  get catalog(): Catalog {
+    return new Catalog(this.tempViews, () => [...this.memorySinks.keys()]);
+  }
+
+  /** @internal `df.createTempView` / `createOrReplaceTempView`. */
+  createTempView(name: string, df: DataFrame<any>, replace: boolean): void {
+    this.tempViews.create(name, df, replace);
+  }
+
+  /** A temporary view, else a memory sink's table (its queryName; case-insensitively when no exact match). */
+  private relation(name: string): DataFrame<any> | undefined {
+    const view = this.tempViews.get(name);
+    if (view) return view;
+    const sinkName = this.memorySinks.has(name) ? name : [...this.memorySinks.keys()].find((k) => k.toLowerCase() === name.toLowerCase());
+    const sink = sinkName === undefined ? undefined : this.memorySinks.get(sinkName);
+    return sink && this.tableFrame(() => sink.contents(), sink.fields);
   }
 
   /** @internal A static DataFrame over one batch (foreachBatch hands these out). */
@@ -172,6 +239,7 @@ export class Session implements SessionInternals {
 
   /** Stops every query, the worker pool and the web UI and metrics servers. */
   async stop(): Promise<void> {
+    await Promise.all([...this.sqlServers].map((s) => s.close()));
     await this.streams.stopAll();
     await closeSourceConnections();
     await this.poolInstance?.destroy();

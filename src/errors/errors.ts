@@ -9,9 +9,46 @@ export class SluiceError extends Error {
   }
 }
 
+/** Spark's error condition of an error, for callers that branch on it (a SQL server maps `sqlState` to its wire codes). */
+export interface ErrorCondition {
+  /** Spark's error class, e.g. "TABLE_OR_VIEW_NOT_FOUND" or "UNRESOLVED_COLUMN.WITH_SUGGESTION". */
+  readonly errorClass?: string;
+  /** The SQLSTATE Spark gives that class, e.g. "42P01". */
+  readonly sqlState?: string;
+  readonly cause?: unknown;
+}
+
 /** A query that cannot run as written: unknown column, wrong type, unsupported operation or mode. */
 export class AnalysisError extends SluiceError {
   override name = "AnalysisError";
+  /** Spark's error class where the error has one (the SQL front end's errors do). */
+  readonly errorClass: string | undefined;
+  /** Spark's SQLSTATE for `errorClass`. */
+  readonly sqlState: string | undefined;
+  constructor(message: string, options: ErrorCondition = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.errorClass = options.errorClass;
+    this.sqlState = options.sqlState;
+  }
+}
+
+/**
+ * SQL text Sluice cannot parse (Spark's ParseException): the message is Spark's, with the line
+ * (1-based) and position in it (0-based, as Spark counts), then the text with a caret line under
+ * the offending token.
+ */
+export class ParseException extends AnalysisError {
+  override name = "ParseException";
+  constructor(
+    message: string,
+    /** 1-based line of the offending token. */
+    readonly line: number,
+    /** 0-based position of the offending token within its line (Spark's `pos`). */
+    readonly column: number,
+    condition: ErrorCondition & { readonly errorClass: string; readonly sqlState: string },
+  ) {
+    super(message, condition);
+  }
 }
 
 /** An option or configuration value that failed validation. */
@@ -185,3 +222,8 @@ export const messages = {
     `cannot resolve column "${name}": the input has ${available.length ? available.map((a) => `"${a}"`).join(", ") : "no columns"}`,
   typeMismatch: (what: string, expected: string, got: string) => `${what} needs ${expected}, but got ${got}`,
 };
+
+/** `session.serveSql()` could not start its server: the port is taken or the host cannot be listened on. */
+export class SqlServerError extends SluiceError {
+  override name = "SqlServerError";
+}

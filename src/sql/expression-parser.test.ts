@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { field, makeBatch } from "../batch/batch.js";
 import { batchToRows, rowsToBatch } from "../batch/rows.js";
-import { AnalysisError } from "../errors/errors.js";
-import type { Expr } from "./ast.js";
-import { compileExpr, evaluate } from "./compile.js";
-import { outputName } from "./resolve.js";
-import { parseSqlExpression } from "./sql-parser.js";
+import { AnalysisError, ParseException } from "../errors/errors.js";
+import type { Expr } from "../expr/ast.js";
+import { compileExpr, evaluate } from "../expr/compile.js";
+import { outputName } from "../expr/resolve.js";
+import { parseSqlExpression } from "./expression-parser.js";
 
 const batch = rowsToBatch(
   [
@@ -62,15 +62,33 @@ describe("expr(): SQL expressions", () => {
     expect(parseSqlExpression("sum(qty)")).toEqual({ kind: "agg", fn: "sum", child: { kind: "col", name: "qty" } });
   });
 
-  it("reports a syntax error with its position and a caret under it", () => {
+  it("reports a syntax error as Spark's ParseException: class, SQLSTATE, line and position, and a caret under the token", () => {
     expect(() => parseSqlExpression("a + (b))")).toThrow(AnalysisError);
-    expect(() => parseSqlExpression("a + (b))")).toThrow("expr(): expected the end of the expression but found ')' at position 8:\na + (b))\n       ^");
-    expect(() => parseSqlExpression("a +")).toThrow("expected an expression but found the end of the text at position 4:\na +\n   ^");
-    expect(() => parseSqlExpression("a = 'open")).toThrow("unterminated string literal at position 5:\na = 'open\n    ^");
-    expect(() => parseSqlExpression("CAST(a AS decimal)")).toThrow("unknown type 'decimal'");
-    expect(() => parseSqlExpression("sqrt(a)")).toThrow("Sluice has no function 'sqrt' at position 1:\nsqrt(a)\n^");
-    expect(() => parseSqlExpression("a # b")).toThrow("unexpected character '#' at position 3");
+    expect(() => parseSqlExpression("a + (b))")).toThrow(ParseException);
+    expect(() => parseSqlExpression("a + (b))")).toThrow(
+      "[PARSE_SYNTAX_ERROR] Syntax error at or near ')': extra input ')'. SQLSTATE: 42601 (line 1, pos 7)\n\n== SQL ==\na + (b))\n-------^^^\n",
+    );
+    expect(() => parseSqlExpression("a +")).toThrow("[PARSE_SYNTAX_ERROR] Syntax error at or near end of input. SQLSTATE: 42601 (line 1, pos 3)\n\n== SQL ==\na +\n---^^^\n");
+    expect(() => parseSqlExpression("a = 'open")).toThrow("Syntax error at or near ''': unclosed string literal. SQLSTATE: 42601 (line 1, pos 4)\n\n== SQL ==\na = 'open\n----^^^\n");
+    expect(() => parseSqlExpression("CAST(a AS decimal)")).toThrow('[UNSUPPORTED_DATATYPE] Unsupported data type "DECIMAL"; Sluice casts to STRING,');
+    expect(() => parseSqlExpression("sqrt(a)")).toThrow(
+      "[UNRESOLVED_ROUTINE] Cannot resolve routine `sqrt` on search path [`system`.`builtin`, `system`.`session`]. SQLSTATE: 42883 (line 1, pos 0)\n\n== SQL ==\nsqrt(a)\n^^^\n",
+    );
+    expect(() => parseSqlExpression("a # b")).toThrow("Syntax error at or near '#'. SQLSTATE: 42601 (line 1, pos 2)");
     expect(() => parseSqlExpression("t + interval 1 month")).toThrow("months have no fixed length");
+  });
+
+  it("gives the error's line, position, class and SQLSTATE as fields", () => {
+    const error = (() => {
+      try {
+        parseSqlExpression("a +\n  (b *)");
+      } catch (e) {
+        return e as ParseException;
+      }
+      throw new Error("no error");
+    })();
+    expect([error.line, error.column, error.errorClass, error.sqlState]).toEqual([2, 6, "PARSE_SYNTAX_ERROR", "42601"]);
+    expect(error.message).toBe("[PARSE_SYNTAX_ERROR] Syntax error at or near ')'. SQLSTATE: 42601 (line 2, pos 6)\n\n== SQL ==\na +\n  (b *)\n------^^^\n");
   });
 
   it("checks names and types only when analysed, as an untyped column", () => {

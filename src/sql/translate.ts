@@ -1,0 +1,100 @@
+import { Column } from "../api/column.js";
+import type { DataFrame } from "../api/data-frame.js";
+import { containsKind, type Expr } from "../expr/ast.js";
+import { outputName } from "../expr/resolve.js";
+import { translateAggregateSelect } from "./translate-aggregate.js";
+import type { ParsedQuery } from "./query-parser.js";
+import type { Query, QueryBody, Select, SelectItem, SortItem } from "./query-ast.js";
+import { translateRelation } from "./translate-relation.js";
+import { resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr } from "./scope.js";
+import { expandItems, type OutputItem, outputScope, sortOrders } from "./select-items.js";
+
+/**
+ * A parsed query as a DataFrame, built with the DataFrame API's own methods (`filter`, `select`,
+ * `groupBy(...).agg`, `join`, `union`, `orderBy`, `limit`, `dropDuplicates`), so SQL and the API
+ * give the same plans, the same names and the same streaming rules.
+ */
+export function translateQuery(ctx: SqlContext, parsed: ParsedQuery): DataFrame<any> {
+  return new Translator(ctx).query(parsed.query).df;
+}
+
+class Translator {
+  constructor(private readonly ctx: SqlContext) {}
+
+  query(q: Query): Scoped {
+    if (q.body.kind === "select") return this.select(q.body, q.orderBy, q.limit);
+    let out = this.body(q.body);
+    if (q.orderBy.length) out = { ...out, df: out.df.orderBy(...q.orderBy.flatMap((o) => sortOrders(resolveExpr(this.ctx, this.ordinal(o, out.columns), out.columns), o))) };
+    return q.limit ? { ...out, df: out.df.limit(q.limit.n) } : out;
+  }
+
+  private body(b: QueryBody): Scoped {
+    switch (b.kind) {
+      case "select":
+        return this.select(b, [], null);
+      case "nested":
+        return this.query(b.query);
+      case "setOp": {
+        const left = this.body(b.left);
+        const right = this.body(b.right);
+        if (left.columns.length !== right.columns.length) {
+          throw sqlError(
+            this.ctx,
+            b.at,
+            "NUM_COLUMNS_MISMATCH",
+            `UNION can only be performed on inputs with the same number of columns, but the first input has ${left.columns.length} columns and the second input has ${right.columns.length} columns.`,
+          );
+        }
+        const union = left.df.union(right.df);
+        return outputScope(b.all ? union : union.dropDuplicates());
+      }
+    }
+  }
+
+  /** An ORDER BY ordinal (`ORDER BY 2`) as the output column it names. */
+  private ordinal(o: SortItem, columns: readonly ScopeColumn[]): Expr {
+    if (o.expr.kind !== "lit" || o.expr.type !== "int32") return o.expr;
+    const c = columns[(o.expr.value as number) - 1];
+    if (!c) throw sqlError(this.ctx, o.at, "UNSUPPORTED_FEATURE", `ORDER BY position ${String(o.expr.value)} is not in select list (valid range is [1, ${columns.length}]).`);
+    return { kind: "col", name: c.column };
+  }
+
+  private select(sel: Select, orderBy: readonly SortItem[], limit: Query["limit"]): Scoped {
+    if (!sel.from) throw sqlError(this.ctx, sel.at, "UNSUPPORTED_FEATURE", "Sluice's SELECT needs a FROM clause naming a view, a subquery or a join.");
+    let input = translateRelation(this.ctx, sel.from, (q) => this.query(q));
+    if (sel.where) input = { ...input, df: input.df.filter(new Column(resolveExpr(this.ctx, sel.where, input.columns))) };
+    const aggregated = sel.groupBy !== null || sel.having !== null || sel.items.some((i) => i.kind === "expr" && containsKind(i.expr, "agg"));
+    let out = aggregated ? translateAggregateSelect(this.ctx, sel, input, orderBy) : this.project(sel, input, orderBy);
+    if (limit) out = { ...out, df: out.df.limit(limit.n) };
+    return out;
+  }
+
+  /** A SELECT without aggregates: ORDER BY over the output's names where it can, else over the input before the projection. */
+  private project(sel: Select, input: Scoped, orderBy: readonly SortItem[]): Scoped {
+    const items = expandItems(this.ctx, sel.items, input);
+    const identity = sel.items.length === 1 && sel.items[0]!.kind === "star" && sel.items[0]!.qualifier === null;
+    const outputColumns: ScopeColumn[] = items.map((i) => ({ qualifier: null, name: i.name, column: i.name }));
+    const afterKeys = orderBy.map((o) => tryResolveExpr(this.ctx, this.ordinal(o, outputColumns), outputColumns));
+    const sortAfter = orderBy.length > 0 && (sel.distinct || afterKeys.every((k) => k !== null));
+    let df = input.df;
+    if (orderBy.length > 0 && !sortAfter) {
+      df = df.orderBy(...orderBy.flatMap((o) => sortOrders(this.inputSortKey(o, items, input), o)));
+    }
+    if (!identity) df = df.select(...items.map((i) => new Column(i.name === outputName(i.expr) ? i.expr : { kind: "alias", child: i.expr, name: i.name })));
+    if (sel.distinct) df = df.dropDuplicates();
+    if (sortAfter) df = df.orderBy(...orderBy.flatMap((o, k) => sortOrders(afterKeys[k] ?? resolveExpr(this.ctx, o.expr, outputColumns), o)));
+    return outputScope(df);
+  }
+
+  /** A sort key over the input: a select alias or ordinal stands for its expression. */
+  private inputSortKey(o: SortItem, items: readonly OutputItem[], input: Scoped): Expr {
+    if (o.expr.kind === "lit" && o.expr.type === "int32") return items[(o.expr.value as number) - 1]?.expr ?? this.ordinal(o, []);
+    if (o.expr.kind === "col") {
+      const parts = this.ctx.spans.partsOf(o.expr);
+      const named = items.filter((i) => parts.length === 1 && i.name.toLowerCase() === parts[0]!.toLowerCase());
+      if (named.length === 1) return named[0]!.expr;
+    }
+    return resolveExpr(this.ctx, o.expr, input.columns);
+  }
+}
+
