@@ -126,8 +126,8 @@ export class DataStreamWriter<S extends SchemaShape> {
       case "foreachBatch": {
         noOptions(sinkOptions, "foreachBatch sink");
         const fn = this.batchFn!;
-        const session = this.session as SessionInternals & { dataFrameOf(batch: Batch): DataFrame<any> };
-        return { ...base, sink: { kind: "foreachBatch", fn: (batch, id) => fn(session.dataFrameOf(batch), id) } };
+        const session = this.session as SessionInternals & { withBatchFrame(batch: Batch, fn: (df: DataFrame<any>) => unknown): Promise<void> };
+        return { ...base, sink: { kind: "foreachBatch", fn: (batch, id) => session.withBatchFrame(batch, (df) => fn(df, id)) } };
       }
       default:
         throw new OptionError(`writeStream.format("${this.sinkFormat}") is not a sink Sluice has; use "console", "memory", "kafka", "json", "parquet", "arrow" or foreachBatch(fn)`);

@@ -223,16 +223,30 @@ export class Session implements SessionInternals {
     if (view) return view;
     const sinkName = this.memorySinks.has(name) ? name : [...this.memorySinks.keys()].find((k) => k.toLowerCase() === name.toLowerCase());
     const sink = sinkName === undefined ? undefined : this.memorySinks.get(sinkName);
-    return sink && this.tableFrame(() => sink.contents(), sink.fields);
+    // One table entry per sink, whatever the number of queries that read it (a BI tool polls).
+    return sink && this.tableFrame(() => sink.contents(), sink.fields, `memory-sink:${sinkName}`);
   }
 
-  /** @internal A static DataFrame over one batch (foreachBatch hands these out). */
+  /** @internal A static DataFrame over one batch. */
   dataFrameOf(batch: Batch): DataFrame<any> {
     return this.tableFrame(() => [batch], batch.fields);
   }
 
-  private tableFrame(batches: () => readonly Batch[], fields: Batch["fields"]): DataFrame<any> {
-    const tableId = `table-${this.nextTable++}`;
+  /**
+   * @internal Calls a foreachBatch function with a static DataFrame over its batch, usable while the
+   * call runs (as in Spark): the batch is let go when it returns, so a long-running stream does not
+   * keep every batch it ever handed out.
+   */
+  async withBatchFrame(batch: Batch, fn: (df: DataFrame<any>) => unknown): Promise<void> {
+    const tableId = `batch-${this.nextTable++}`;
+    try {
+      await fn(this.tableFrame(() => [batch], batch.fields, tableId));
+    } finally {
+      this.tables.delete(tableId);
+    }
+  }
+
+  private tableFrame(batches: () => readonly Batch[], fields: Batch["fields"], tableId = `table-${this.nextTable++}`): DataFrame<any> {
     this.tables.set(tableId, batches);
     return new DataFrame(this, { kind: "source", streaming: false, source: { format: "table", tableId, fields }, fields });
   }
@@ -274,7 +288,15 @@ export class Session implements SessionInternals {
         return session.conf.values;
       },
       memoryStream: (id) => this.memoryStreams.get(id),
-      tableBatches: (id) => this.tables.get(id)?.() ?? [],
+      tableBatches: (id) => {
+        const read = this.tables.get(id);
+        if (read) return read();
+        throw new AnalysisError(
+          id.startsWith("batch-")
+            ? "this DataFrame was handed to a foreachBatch function whose call has returned, and its batch is let go: use it inside the call (collect() its rows to keep them)"
+            : `table ${id} is not in this session: a DataFrame over in-memory data is used in the session that made it`,
+        );
+      },
       memorySink: (name, fields) => {
         let sink = this.memorySinks.get(name);
         if (!sink) this.memorySinks.set(name, (sink = new MemorySink(name, fields)));

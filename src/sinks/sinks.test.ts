@@ -120,6 +120,26 @@ describe("foreachBatch", () => {
       ]);
     }));
 
+  it("lets a batch's DataFrame go when the function returns: used later, it says so instead of reading nothing", () =>
+    withSession(0, async (session) => {
+      const words = session.memoryStream(Word);
+      const kept: { collect(): Promise<unknown[]> }[] = [];
+      const q = words
+        .toDF()
+        .select("word")
+        .writeStream.foreachBatch((df) => {
+          kept.push(df);
+        })
+        .option("checkpointLocation", temp.path("let-go"))
+        .start();
+      words.addData({ word: "a", time: at("10:00") });
+      await q.processAllAvailable();
+      await q.stop();
+      await expect(kept[0]!.collect()).rejects.toThrow(
+        "this DataFrame was handed to a foreachBatch function whose call has returned, and its batch is let go: use it inside the call (collect() its rows to keep them)",
+      );
+    }));
+
   it("is exactly-once when the function skips batch ids it already wrote: a batch re-run after a crash comes with the same id and rows", () =>
     withSession(0, async (session) => {
       // The idempotent pattern: the "warehouse" records, with each write, the last batch id it took.
