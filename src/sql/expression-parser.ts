@@ -200,9 +200,11 @@ export class ExpressionParser {
   columnReference(): Expr {
     const first = this.s.token;
     const parts = [this.name()];
-    while (this.s.is("op", ".") && this.s.peek().kind === "ident") {
+    // After a dot any word is a name, keywords included (`window.end`).
+    while (this.s.is("op", ".") && (this.s.peek().kind === "ident" || this.s.peek().kind === "kw")) {
       this.s.next();
-      parts.push(this.name());
+      const part = this.s.next();
+      parts.push(part.raw ?? part.text);
     }
     return this.spans.mark({ kind: "col", name: parts.join(".") }, first, parts);
   }

@@ -18,6 +18,8 @@ export interface Token {
   readonly column: number;
   /** For `ident`: written in backquotes (never a keyword, case kept). */
   readonly quoted?: boolean;
+  /** For `kw`: the word as written (a keyword after a dot is a name: `window.end`). */
+  readonly raw?: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export function tokenize(sql: string): Token[] {
   let i = 0;
   let line = 1;
   let lineStart = 0;
-  const push = (kind: TokenKind, text: string, start: number, extra: { quoted?: boolean } = {}) =>
+  const push = (kind: TokenKind, text: string, start: number, extra: { quoted?: boolean; raw?: string } = {}) =>
     tokens.push({ kind, text, pos: start, line, column: start - lineStart, ...extra });
   while (i < sql.length) {
     const c = sql[i]!;
@@ -102,7 +104,7 @@ export function tokenize(sql: string): Token[] {
     } else if (/[A-Za-z_]/.test(c)) {
       const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i))![0];
       const upper = word.toUpperCase();
-      if (RESERVED.has(upper)) push("kw", upper, start);
+      if (RESERVED.has(upper)) push("kw", upper, start, { raw: word });
       else push("ident", word, start);
       i += word.length;
     } else {
