@@ -78,9 +78,10 @@ export class ExpressionParser {
   }
 
   expression(): Expr {
+    const start = this.s.token;
     let e = this.conjunction();
     while (this.s.accept("kw", "OR")) e = { kind: "logic", op: "or", left: e, right: this.conjunction() };
-    return e;
+    return this.spans.offsetOf(e) === undefined ? this.spans.mark(e, start) : e;
   }
 
   private conjunction(): Expr {

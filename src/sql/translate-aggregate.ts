@@ -2,8 +2,8 @@ import { Column } from "../api/column.js";
 import { children, type Expr, withChildren } from "../expr/ast.js";
 import { outputName } from "../expr/resolve.js";
 import type { Select, SortItem } from "./query-ast.js";
-import { columnExpr, displayExpr, lookupColumn, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr, unresolvedColumn } from "./scope.js";
-import { type OutputItem, outputScope, sortOrders } from "./select-items.js";
+import { atClause, columnExpr, displayExpr, lookupColumn, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr, unresolvedColumn } from "./scope.js";
+import { type OutputItem, outputScope, selectItems, sortOrders } from "./select-items.js";
 
 /**
  * A SELECT with GROUP BY or aggregates, as `groupBy(keys).agg(aggregates)` followed by HAVING (a
@@ -82,12 +82,19 @@ export function translateAggregateSelect(ctx: SqlContext, sel: Select, input: Sc
     return sortOrders(rewrite(o.expr, items), o);
   });
 
-  let df = input.df.groupBy(...keys.map((k) => new Column(k))).agg(...aggs.map((a) => new Column(a.name === outputName(a.expr) ? a.expr : { kind: "alias", child: a.expr, name: a.name })));
-  if (having) df = df.filter(new Column(having));
-  if (sortKeys.length) df = df.orderBy(...sortKeys.flat());
+  const aggColumns = aggs.map((a) => new Column(a.name === outputName(a.expr) ? a.expr : { kind: "alias", child: a.expr, name: a.name }));
+  let df = atClause(ctx, sel.groupBy?.[0]?.at ?? sel.at, () => input.df.groupBy(...keys.map((k) => new Column(k))).agg(...aggColumns));
+  if (having) {
+    const grouped = df;
+    df = atClause(ctx, ctx.spans.offsetOf(sel.having!), () => grouped.filter(new Column(having)));
+  }
+  if (sortKeys.length) {
+    const filtered = df;
+    df = atClause(ctx, orderBy[0]!.at, () => filtered.orderBy(...sortKeys.flat()));
+  }
   const aggregateNames = [...keyNames, ...aggs.map((a) => a.name)];
   const identity = items.length === aggregateNames.length && items.every((i, n) => i.expr.kind === "col" && i.expr.name === aggregateNames[n] && i.name === aggregateNames[n]);
-  if (!identity) df = df.select(...items.map((i) => new Column(i.expr.kind === "col" && outputName(i.expr) === i.name ? i.expr : { kind: "alias", child: i.expr, name: i.name })));
+  if (!identity) df = selectItems(ctx, df, items);
   if (sel.distinct) df = df.dropDuplicates();
   return outputScope(df);
 }
