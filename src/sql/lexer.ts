@@ -33,6 +33,10 @@ const RESERVED = new Set([
   "NULL", "ON", "OR", "ORDER", "OUTER", "RIGHT", "SELECT", "SEMI", "THEN", "TRUE", "UNION", "USING", "WHEN", "WHERE", "WITH",
 ]);
 
+// Sticky patterns read at an offset without copying the rest of the text.
+const NUMBER = /(\d+\.?\d*|\.\d+)(e[+-]?\d+)?[LD]?/iy;
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
+
 const OPERATORS = ["<=>", "==", "!=", "<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";"];
 
 const SYNTAX_ERROR = "PARSE_SYNTAX_ERROR" as const;
@@ -74,7 +78,8 @@ export function tokenize(sql: string): Token[] {
     }
     const start = i;
     if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(sql[i + 1] ?? ""))) {
-      const m = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?[LD]?/i.exec(sql.slice(i))!;
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(sql)!;
       push("num", m[0], start);
       i += m[0].length;
     } else if (c === "'" || c === '"') {
@@ -102,7 +107,8 @@ export function tokenize(sql: string): Token[] {
       i++;
       push("ident", text, start, { quoted: true });
     } else if (/[A-Za-z_]/.test(c)) {
-      const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i))![0];
+      WORD.lastIndex = i;
+      const word = WORD.exec(sql)![0];
       const upper = word.toUpperCase();
       if (RESERVED.has(upper)) push("kw", upper, start, { raw: word });
       else push("ident", word, start);
