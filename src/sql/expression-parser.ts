@@ -9,7 +9,7 @@ import { TokenStream } from "./token-stream.js";
 
 /**
  * SQL expressions, by recursive descent. Precedence, lowest first: OR, AND, NOT, comparisons /
- * IS NULL / IN / BETWEEN, + -, * / %, unary minus. Names are columns (`t.col` and `window.start`
+ * IS NULL / IN / BETWEEN, + - ||, * / %, unary minus. Names are columns (`t.col` and `window.start`
  * as dotted parts, backquotes for any other name), calls name the functions of
  * function-registry.ts. The result is Sluice's own expression tree; where each column reference
  * and call stood in the text is kept in `SourceSpans` for the errors of later analysis.
@@ -136,10 +136,17 @@ export class ExpressionParser {
     return values;
   }
 
+  /** `+`, `-` and `||` (Spark's string concatenation, at the same level), left to right. */
   private additive(): Expr {
     let e = this.multiplicative();
-    for (let t = this.arithOp("+", "-"); t; t = this.arithOp("+", "-")) e = { kind: "arith", op: t, left: e, right: this.multiplicative() };
-    return e;
+    for (;;) {
+      if (this.s.accept("op", "||")) e = { kind: "call", fn: "concat", args: [e, this.multiplicative()] };
+      else {
+        const op = this.arithOp("+", "-");
+        if (!op) return e;
+        e = { kind: "arith", op, left: e, right: this.multiplicative() };
+      }
+    }
   }
 
   private multiplicative(): Expr {

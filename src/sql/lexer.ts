@@ -37,7 +37,7 @@ const RESERVED = new Set([
 const NUMBER = /(\d+\.?\d*|\.\d+)(e[+-]?\d+)?[LD]?/iy;
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 
-const OPERATORS = ["<=>", "==", "!=", "<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";"];
+const OPERATORS = ["<=>", "||", "==", "!=", "<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";"];
 
 const SYNTAX_ERROR = "PARSE_SYNTAX_ERROR" as const;
 

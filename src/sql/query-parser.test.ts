@@ -35,6 +35,7 @@ describe("the SQL query parser", () => {
     const { query } = parseSqlQuery("SELECT DISTINCT a, b AS c, t.d e, * FROM t WHERE a > 1 GROUP BY a, 2 HAVING count(*) > 1 ORDER BY c DESC NULLS FIRST, a LIMIT 5;");
     expect(query).toEqual({
       kind: "query",
+      with: [],
       body: {
         kind: "select",
         distinct: true,
@@ -91,6 +92,15 @@ describe("the SQL query parser", () => {
     expect([body.all, body.left.kind, body.left.all, body.right.kind]).toEqual([false, "setOp", true, "select"]);
     expect(query.orderBy.length).toBe(1);
     expect(query.limit?.n).toBe(1);
+  });
+
+  it("reads WITH tables before the query", () => {
+    const { query } = parseSqlQuery("WITH big AS (SELECT * FROM t WHERE v > 1), top AS (SELECT k FROM big) SELECT k FROM top");
+    expect(query.with.map((t) => [t.name, t.at, t.query.body.kind])).toEqual([
+      ["big", 5, "select"],
+      ["top", 43, "select"],
+    ]);
+    expect((query.body as { from: unknown }).from).toEqual({ kind: "table", name: "top", alias: null, at: 84 });
   });
 
   it("keeps where each column reference stood and its parts", () => {

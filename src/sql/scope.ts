@@ -30,6 +30,8 @@ export interface SqlContext {
   readonly spans: SourceSpans;
   /** A temp view or memory-sink table by name (case-insensitively), or undefined. */
   readonly view: (name: string) => DataFrame<any> | undefined;
+  /** A static DataFrame of one row, what a SELECT without FROM reads (its column is no name SQL sees). */
+  readonly oneRow: () => DataFrame<any>;
 }
 
 export function sqlError(ctx: SqlContext, at: number | undefined, errorClass: SqlErrorClass, message: string): AnalysisError {

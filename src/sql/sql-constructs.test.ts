@@ -197,6 +197,21 @@ describe("SQL constructs give the DataFrame API's rows", () => {
     );
   });
 
+  it("WITH tables, each seeing the ones before it and hiding a view of the same name", async () => {
+    const { session, s } = views();
+    const big = s.filter(col("amount").gt(3));
+    await sameRows(
+      session.sql("WITH sales AS (SELECT * FROM sales WHERE amount > 3), per_shop AS (SELECT shop, count(*) AS n FROM sales GROUP BY shop) SELECT shop, n FROM per_shop WHERE n >= 1"),
+      big.groupBy("shop").agg(count().alias("n")).filter(col("n").geq(1)),
+    );
+  });
+
+  it("SELECT without FROM reads one row", async () => {
+    const { session } = views();
+    expect(await session.sql("SELECT 1 AS one, 'a' || 'b' AS ab, 1 + 2, CAST('5' AS INT) AS five").collect()).toEqual([{ one: 1, ab: "ab", "(1 + 2)": 3, five: 5 }]);
+    expect(() => session.sql("SELECT shop")).toThrow("[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function parameter with name `shop` cannot be resolved. SQLSTATE: 42703; line 1 pos 7");
+  });
+
   it("UNION ALL keeps duplicates, UNION drops them, ORDER BY and LIMIT apply to the whole", async () => {
     const { session, s, p } = views();
     await sameRows(session.sql("SELECT shop FROM sales UNION ALL SELECT shop FROM shops"), s.select("shop").union(p.select("shop")));
@@ -209,6 +224,11 @@ describe("SQL constructs give the DataFrame API's rows", () => {
   it("SELECT DISTINCT", async () => {
     const { session, s } = views();
     await sameRowsInOrder(session.sql("SELECT DISTINCT shop, item FROM sales ORDER BY shop, item"), s.select("shop", "item").dropDuplicates().orderBy("shop", "item"));
+  });
+
+  it("|| concatenates as concat()", async () => {
+    const { session, s } = views();
+    await sameRows(session.sql("SELECT shop || '/' || item AS tag FROM sales"), s.select(concat(concat(col("shop"), lit("/")), col("item")).alias("tag")));
   });
 
   it("CAST with Spark's type names, CASE in both forms, IN, BETWEEN, IS NULL", async () => {

@@ -1,10 +1,9 @@
 import { Column } from "../api/column.js";
 import type { DataFrame } from "../api/data-frame.js";
 import { containsKind, type Expr } from "../expr/ast.js";
-import { outputName } from "../expr/resolve.js";
 import { translateAggregateSelect } from "./translate-aggregate.js";
 import type { ParsedQuery } from "./query-parser.js";
-import type { Query, QueryBody, Select, SelectItem, SortItem } from "./query-ast.js";
+import type { Query, QueryBody, Select, SortItem } from "./query-ast.js";
 import { translateRelation } from "./translate-relation.js";
 import { atClause, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr } from "./scope.js";
 import { expandItems, type OutputItem, outputScope, selectItems, sortOrders } from "./select-items.js";
@@ -19,9 +18,36 @@ export function translateQuery(ctx: SqlContext, parsed: ParsedQuery): DataFrame<
 }
 
 class Translator {
-  constructor(private readonly ctx: SqlContext) {}
+  private readonly ctx: SqlContext;
+  /** The WITH tables in scope, innermost last: they hide views of the same name. */
+  private readonly commonTables: Map<string, DataFrame<any>>[] = [];
+
+  constructor(base: SqlContext) {
+    this.ctx = { ...base, view: (name) => this.commonTable(name) ?? base.view(name) };
+  }
+
+  private commonTable(name: string): DataFrame<any> | undefined {
+    for (let i = this.commonTables.length - 1; i >= 0; i--) {
+      const found = this.commonTables[i]!.get(name.toLowerCase());
+      if (found) return found;
+    }
+    return undefined;
+  }
 
   query(q: Query): Scoped {
+    if (q.with.length === 0) return this.queryBody(q);
+    const tables = new Map<string, DataFrame<any>>();
+    this.commonTables.push(tables);
+    try {
+      // Each table sees the ones before it, as Spark's WITH does.
+      for (const t of q.with) tables.set(t.name.toLowerCase(), this.query(t.query).df);
+      return this.queryBody(q);
+    } finally {
+      this.commonTables.pop();
+    }
+  }
+
+  private queryBody(q: Query): Scoped {
     if (q.body.kind === "select") return this.select(q.body, q.orderBy, q.limit);
     let out = this.body(q.body);
     if (q.orderBy.length) {
@@ -63,8 +89,7 @@ class Translator {
   }
 
   private select(sel: Select, orderBy: readonly SortItem[], limit: Query["limit"]): Scoped {
-    if (!sel.from) throw sqlError(this.ctx, sel.at, "UNSUPPORTED_FEATURE", "Sluice's SELECT needs a FROM clause naming a view, a subquery or a join.");
-    let input = translateRelation(this.ctx, sel.from, (q) => this.query(q));
+    let input: Scoped = sel.from ? translateRelation(this.ctx, sel.from, (q) => this.query(q)) : { df: this.ctx.oneRow(), columns: [] };
     if (sel.where) {
       const condition = new Column(resolveExpr(this.ctx, sel.where, input.columns));
       input = { ...input, df: atClause(this.ctx, this.ctx.spans.offsetOf(sel.where), () => input.df.filter(condition)) };
