@@ -3,7 +3,7 @@ import { z } from "zod";
 import { col, count, window } from "../api/functions.js";
 import type { Session } from "../api/session.js";
 import { at, win, WORKER_COUNTS, withSession } from "../testing/fixtures.js";
-import { addData, assertProgress, assertWatermark, checkAnswer, checkNewAnswer, testStream } from "../testing/stream-test.js";
+import { addData, assertProgress, assertWatermark, checkAnswer, checkAnswerInOrder, checkNewAnswer, testStream } from "../testing/stream-test.js";
 
 /**
  * SQL over streams: a memory stream registered as a view gives streaming DataFrames, which run
@@ -70,6 +70,18 @@ describe.each(WORKER_COUNTS)("SQL over streams with %i workers", (workers) => {
         // 12:09 is late for [12:00, 12:10), which the watermark closed, but not for [12:05, 12:15).
         addData(words, { word: "owl", time: at("12:09") }),
         checkNewAnswer({ window: win("12:05", "12:15"), word: "owl", count: 3 }),
+      );
+    }));
+
+  it("complete mode sorts the whole result by an aggregate, with HAVING on a select alias", () =>
+    withSession(workers, async (session) => {
+      const words = wordsView(session);
+      const top = session.sql("SELECT word, count(*) AS n FROM words GROUP BY word HAVING n > 1 ORDER BY n DESC, word");
+      await testStream(top, "complete").run(
+        addData(words, { word: "dog", time: at("12:01") }, { word: "owl", time: at("12:02") }, { word: "dog", time: at("12:03") }),
+        checkAnswerInOrder({ word: "dog", n: 2 }),
+        addData(words, { word: "owl", time: at("12:04") }, { word: "cat", time: at("12:05") }, { word: "owl", time: at("12:06") }),
+        checkAnswerInOrder({ word: "owl", n: 3 }, { word: "dog", n: 2 }),
       );
     }));
 

@@ -20,7 +20,7 @@ export function translateAggregateSelect(ctx: SqlContext, sel: Select, input: Sc
     if (item.kind === "star") throw sqlError(ctx, item.at, "MISSING_AGGREGATION", "SELECT * cannot stand with GROUP BY or aggregates: name the grouping columns and aggregates.");
     return item;
   });
-  const keys = (sel.groupBy ?? []).map((k) => groupingKey(ctx, k.expr, parsedItems, input));
+  const keys = (sel.groupBy ?? []).map((k) => groupingKey(ctx, k, parsedItems, input));
   const keyNames = keys.map(outputName);
   const keyJson = keys.map((k) => JSON.stringify(k));
   const keyScope: ScopeColumn[] = keyNames.map((n) => ({ qualifier: null, name: n, column: n }));
@@ -100,10 +100,11 @@ export function translateAggregateSelect(ctx: SqlContext, sel: Select, input: Sc
 }
 
 /** A GROUP BY item: an ordinal or a select alias stands for that select item (Spark's groupByOrdinal and groupByAliases). */
-function groupingKey(ctx: SqlContext, e: Expr, items: readonly (Select["items"][number] & { kind: "expr" })[], input: Scoped): Expr {
+function groupingKey(ctx: SqlContext, key: NonNullable<Select["groupBy"]>[number], items: readonly (Select["items"][number] & { kind: "expr" })[], input: Scoped): Expr {
+  const e = key.expr;
   if (e.kind === "lit" && e.type === "int32") {
     const item = items[(e.value as number) - 1];
-    if (!item) throw sqlError(ctx, undefined, "UNSUPPORTED_FEATURE", `GROUP BY position ${String(e.value)} is not in select list (valid range is [1, ${items.length}]).`);
+    if (!item) throw sqlError(ctx, key.at, "UNSUPPORTED_FEATURE", `GROUP BY position ${String(e.value)} is not in select list (valid range is [1, ${items.length}]).`);
     return resolveExpr(ctx, item.expr, input.columns);
   }
   const overInput = tryResolveExpr(ctx, e, input.columns);
