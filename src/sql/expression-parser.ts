@@ -22,6 +22,8 @@ export function parseSqlExpression(sql: string): Expr {
   const e = parser.expression();
   const aliased = stream.accept("kw", "AS") ? { kind: "alias" as const, child: e, name: parser.name() } : e;
   stream.end();
+  const distinct = parser.spans.distinctAggregates[0];
+  if (distinct) throw stream.errorAt(distinct.at, "UNSUPPORTED_FEATURE", noDistinctAggregates(distinct.name));
   return aliased;
 }
 
@@ -34,6 +36,17 @@ export class SourceSpans {
     this.offsets.set(e, at.pos);
     if (parts) this.names.set(e, parts);
     return e;
+  }
+
+  /** `count(DISTINCT x)` and the like, which Sluice cannot run: the translator refuses them as Spark would. */
+  readonly distinctAggregates: { readonly agg: Expr; readonly at: number; readonly name: string }[] = [];
+
+  markDistinct(agg: Expr, at: Token): void {
+    this.distinctAggregates.push({ agg, at: at.pos, name: at.text });
+  }
+
+  isDistinct(agg: Expr): boolean {
+    return this.distinctAggregates.some((d) => d.agg === agg);
   }
 
   offsetOf(e: Expr): number | undefined {
@@ -293,13 +306,7 @@ export class ExpressionParser {
   }
 
   private call(nameToken: Token): Expr {
-    if (this.s.accept("kw", "DISTINCT")) {
-      throw this.s.errorAt(
-        nameToken,
-        "UNSUPPORTED_FEATURE",
-        `Sluice has no DISTINCT aggregates (${nameToken.text}(DISTINCT ...)); on streams Spark refuses them too ("Distinct aggregations are not supported on streaming DataFrames/Datasets"). Deduplicate in a subquery first: SELECT k, count(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k.`,
-      );
-    }
+    const distinct = this.s.accept("kw", "DISTINCT") !== null;
     let args: Expr[] | "*";
     if (this.s.is("op", "*") && this.s.peek().text === ")") {
       this.s.next();
@@ -319,7 +326,13 @@ export class ExpressionParser {
       // A window's duration that does not parse: the message names the argument.
       throw this.s.errorAt(nameToken, "INVALID_SQL_SYNTAX", `${(error as Error).message.replace(/[^.]$/, "$&.")}`);
     }
-    if (!("problem" in result)) return this.spans.mark(result, nameToken);
+    if (!("problem" in result)) {
+      if (distinct) {
+        if (result.kind !== "agg" || result.child === null) throw this.s.syntaxError(undefined, nameToken);
+        this.spans.markDistinct(result, nameToken);
+      }
+      return this.spans.mark(result, nameToken);
+    }
     switch (result.problem) {
       case "unknownFunction":
         throw this.s.errorAt(nameToken, "UNRESOLVED_ROUTINE", `Cannot resolve routine ${quoteName(nameToken.text)} on search path [\`system\`.\`builtin\`, \`system\`.\`session\`].`);
@@ -348,4 +361,9 @@ function numberLiteral(text: string): Expr {
 function literalOfNumber(value: number, type: DType): Expr {
   if (type === "int32" && (value < -(2 ** 31) || value > 2 ** 31 - 1)) return { kind: "lit", value, type: "int64" };
   return { kind: "lit", value, type };
+}
+
+/** Why `fn(DISTINCT x)` cannot run on static data: Sluice has no distinct aggregates. */
+export function noDistinctAggregates(fn: string): string {
+  return `Sluice has no DISTINCT aggregates (${fn}(DISTINCT ...)); deduplicate in a subquery first: SELECT k, count(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k.`;
 }

@@ -51,6 +51,14 @@ describe("analysis errors of SQL queries", () => {
     });
   });
 
+  it("a DISTINCT aggregate is refused: Sluice has none", () => {
+    expect(failure("SELECT k, count(DISTINCT v) FROM t GROUP BY k")).toMatchObject({
+      message:
+        "[UNSUPPORTED_FEATURE] Sluice has no DISTINCT aggregates (count(DISTINCT ...)); deduplicate in a subquery first: SELECT k, count(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k. SQLSTATE: 0A000; line 1 pos 10\n\n== SQL ==\nSELECT k, count(DISTINCT v) FROM t GROUP BY k\n----------^^^\n",
+      sqlState: "0A000",
+    });
+  });
+
   it("an unknown function is UNRESOLVED_ROUTINE (42883)", () => {
     expect(failure("SELECT sqrt(v) FROM t")).toMatchObject({ errorClass: "UNRESOLVED_ROUTINE", sqlState: "42883" });
   });

@@ -125,6 +125,14 @@ describe.each(WORKER_COUNTS)("SQL over streams with %i workers", (workers) => {
       );
     }));
 
+  it("a DISTINCT aggregate on a stream is refused with Spark's reason", () =>
+    withSession(workers, async (session) => {
+      wordsView(session);
+      expect(() => session.sql("SELECT count(DISTINCT word) FROM words")).toThrow(
+        "[UNSUPPORTED_FEATURE] Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead. SQLSTATE: 0A000; line 1 pos 7",
+      );
+    }));
+
   it("ORDER BY on a stream without an aggregation is refused at start, as Spark does", () =>
     withSession(workers, async (session) => {
       wordsView(session);

@@ -1,6 +1,7 @@
 import { Column } from "../api/column.js";
 import { children, type Expr, withChildren } from "../expr/ast.js";
 import { outputName } from "../expr/resolve.js";
+import { noDistinctAggregates } from "./expression-parser.js";
 import type { Select, SortItem } from "./query-ast.js";
 import { atClause, columnExpr, displayExpr, lookupColumn, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr, unresolvedColumn } from "./scope.js";
 import { type OutputItem, outputScope, selectItems, sortOrders } from "./select-items.js";
@@ -27,6 +28,14 @@ export function translateAggregateSelect(ctx: SqlContext, sel: Select, input: Sc
   const aggs: { expr: Expr; name: string }[] = [];
 
   const aggColumn = (agg: Expr, preferredName: string | null): Expr => {
+    if (ctx.spans.isDistinct(agg)) {
+      // Spark refuses distinct aggregates on streams; Sluice has none at all.
+      const at = ctx.spans.offsetOf(agg);
+      if (input.df.isStreaming) {
+        throw sqlError(ctx, at, "UNSUPPORTED_FEATURE", "Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.");
+      }
+      throw sqlError(ctx, at, "UNSUPPORTED_FEATURE", noDistinctAggregates(outputName(agg).replace(/\(.*$/, "")));
+    }
     const resolved = resolveExpr(ctx, agg, input.columns);
     const json = JSON.stringify(resolved);
     const name = preferredName ?? outputName(resolved);
