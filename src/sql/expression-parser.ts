@@ -4,6 +4,8 @@ import { intervalExpr } from "../expr/interval.js";
 import { literalExpr } from "../expr/literal.js";
 import { callExpr } from "./function-registry.js";
 import { tokenize, type Token } from "./lexer.js";
+import { CAST_TYPES } from "./cast-types.js";
+import { noDistinctAggregates, SourceSpans } from "./source-spans.js";
 import { quoteName } from "./sql-errors.js";
 import { TokenStream } from "./token-stream.js";
 
@@ -26,54 +28,6 @@ export function parseSqlExpression(sql: string): Expr {
   if (distinct) throw stream.errorAt(distinct.at, "UNSUPPORTED_FEATURE", noDistinctAggregates(distinct.name));
   return aliased;
 }
-
-/** Where the nodes of a parsed tree came from: offsets into the text, and a column's name parts. */
-export class SourceSpans {
-  private readonly offsets = new WeakMap<Expr, number>();
-  private readonly names = new WeakMap<Expr, readonly string[]>();
-
-  mark<E extends Expr>(e: E, at: Token, parts?: readonly string[]): E {
-    this.offsets.set(e, at.pos);
-    if (parts) this.names.set(e, parts);
-    return e;
-  }
-
-  /** `count(DISTINCT x)` and the like, which Sluice cannot run: the translator refuses them as Spark would. */
-  readonly distinctAggregates: { readonly agg: Expr; readonly at: number; readonly name: string }[] = [];
-
-  markDistinct(agg: Expr, at: Token): void {
-    this.distinctAggregates.push({ agg, at: at.pos, name: at.text });
-  }
-
-  isDistinct(agg: Expr): boolean {
-    return this.distinctAggregates.some((d) => d.agg === agg);
-  }
-
-  offsetOf(e: Expr): number | undefined {
-    return this.offsets.get(e);
-  }
-
-  /** A column reference's parts as written (`t.amount` is ["t", "amount"]). */
-  partsOf(e: Expr & { kind: "col" }): readonly string[] {
-    return this.names.get(e) ?? [e.name];
-  }
-}
-
-const CAST_TYPES: Readonly<Record<string, DType>> = {
-  STRING: "string",
-  VARCHAR: "string",
-  INT: "int32",
-  INTEGER: "int32",
-  BIGINT: "int64",
-  LONG: "int64",
-  // Sluice has one floating-point type: FLOAT is read as DOUBLE.
-  DOUBLE: "float64",
-  FLOAT: "float64",
-  REAL: "float64",
-  BOOLEAN: "boolean",
-  TIMESTAMP: "timestamp",
-  BINARY: "binary",
-};
 
 const CMP: Readonly<Record<string, CmpOp>> = { "=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
 
@@ -361,9 +315,4 @@ function numberLiteral(text: string): Expr {
 function literalOfNumber(value: number, type: DType): Expr {
   if (type === "int32" && (value < -(2 ** 31) || value > 2 ** 31 - 1)) return { kind: "lit", value, type: "int64" };
   return { kind: "lit", value, type };
-}
-
-/** Why `fn(DISTINCT x)` cannot run on static data: Sluice has no distinct aggregates. */
-export function noDistinctAggregates(fn: string): string {
-  return `Sluice has no DISTINCT aggregates (${fn}(DISTINCT ...)); deduplicate in a subquery first: SELECT k, count(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k.`;
 }

@@ -1,6 +1,7 @@
 import type { Expr } from "../expr/ast.js";
 import type { JoinType } from "../plan/logical.js";
-import { ExpressionParser, SourceSpans } from "./expression-parser.js";
+import { ExpressionParser } from "./expression-parser.js";
+import { SourceSpans } from "./source-spans.js";
 import { tokenize } from "./lexer.js";
 import type { CommonTable, Query, QueryBody, Relation, Select, SelectItem, SortItem } from "./query-ast.js";
 import { TokenStream } from "./token-stream.js";

@@ -1,7 +1,7 @@
 import type { DataFrame } from "../api/data-frame.js";
 import { AnalysisError } from "../errors/errors.js";
 import { type Expr, mapColumns } from "../expr/ast.js";
-import type { SourceSpans } from "./expression-parser.js";
+import type { SourceSpans } from "./source-spans.js";
 import { lineAndColumn, quoteName, sqlAnalysisError, sqlContext, type SqlErrorClass } from "./sql-errors.js";
 
 /**

@@ -1,7 +1,7 @@
 import { Column } from "../api/column.js";
 import { children, type Expr, withChildren } from "../expr/ast.js";
 import { outputName } from "../expr/resolve.js";
-import { noDistinctAggregates } from "./expression-parser.js";
+import { noDistinctAggregates } from "./source-spans.js";
 import type { Select, SortItem } from "./query-ast.js";
 import { atClause, columnExpr, displayExpr, lookupColumn, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr, unresolvedColumn } from "./scope.js";
 import { type OutputItem, outputScope, selectItems, sortOrders } from "./select-items.js";
