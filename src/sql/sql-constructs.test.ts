@@ -75,6 +75,16 @@ async function sameRowsInOrder(sql: DataFrame<any>, api: DataFrame<any>): Promis
 }
 
 describe("SQL constructs give the DataFrame API's rows", () => {
+  it("builds the very plan the DataFrame API builds", () => {
+    const { session, s } = views();
+    expect(session.sql("SELECT shop, count(*) AS n, sum(amount) FROM sales WHERE qty > 1 GROUP BY shop").plan).toEqual(
+      s.filter(col("qty").gt(1)).groupBy("shop").agg(count().alias("n"), sum(col("amount"))).plan,
+    );
+    expect(session.sql("SELECT item, amount * 2 AS twice FROM sales ORDER BY twice DESC LIMIT 3").plan).toEqual(
+      s.select("item", col("amount").multiply(2).alias("twice")).orderBy(col("twice").desc()).limit(3).plan,
+    );
+  });
+
   it("GROUP BY with aggregates, HAVING and ORDER BY an aggregate's alias", async () => {
     const { session, s } = views();
     const out = await sameRowsInOrder(
