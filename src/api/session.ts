@@ -179,7 +179,10 @@ export class Session implements SessionInternals {
    * come from the query.
    */
   sql<S extends SchemaShape = SchemaShape>(sqlText: string): DataFrame<S> {
-    return sqlToDataFrame(sqlText, (name) => this.relation(name));
+    return sqlToDataFrame(sqlText, {
+      view: (name) => this.relation(name),
+      oneRow: () => this.dataFrameOf(rowsToBatch([{ one_row: 1 }], [{ name: "one_row", type: "int32", nullable: false }])),
+    });
   }
   /**
    * Serves `SELECT` over the session's memory-sink tables and temp views on the Postgres wire

@@ -76,6 +76,8 @@ describe("expr(): SQL expressions", () => {
     );
     expect(() => parseSqlExpression("a # b")).toThrow("Syntax error at or near '#'. SQLSTATE: 42601 (line 1, pos 2)");
     expect(() => parseSqlExpression("t + interval 1 month")).toThrow("months have no fixed length");
+    expect(() => parseSqlExpression("count(DISTINCT a)")).toThrow("[UNSUPPORTED_FEATURE] Sluice has no DISTINCT aggregates (count(DISTINCT ...));");
+    expect(() => parseSqlExpression("upper(DISTINCT a)")).toThrow("[PARSE_SYNTAX_ERROR] Syntax error at or near 'upper'.");
   });
 
   it("gives the error's line, position, class and SQLSTATE as fields", () => {

@@ -4,12 +4,14 @@ import { intervalExpr } from "../expr/interval.js";
 import { literalExpr } from "../expr/literal.js";
 import { callExpr } from "./function-registry.js";
 import { tokenize, type Token } from "./lexer.js";
+import { CAST_TYPES } from "./cast-types.js";
+import { noDistinctAggregates, SourceSpans } from "./source-spans.js";
 import { quoteName } from "./sql-errors.js";
 import { TokenStream } from "./token-stream.js";
 
 /**
  * SQL expressions, by recursive descent. Precedence, lowest first: OR, AND, NOT, comparisons /
- * IS NULL / IN / BETWEEN, + -, * / %, unary minus. Names are columns (`t.col` and `window.start`
+ * IS NULL / IN / BETWEEN, + - ||, * / %, unary minus. Names are columns (`t.col` and `window.start`
  * as dotted parts, backquotes for any other name), calls name the functions of
  * function-registry.ts. The result is Sluice's own expression tree; where each column reference
  * and call stood in the text is kept in `SourceSpans` for the errors of later analysis.
@@ -22,45 +24,10 @@ export function parseSqlExpression(sql: string): Expr {
   const e = parser.expression();
   const aliased = stream.accept("kw", "AS") ? { kind: "alias" as const, child: e, name: parser.name() } : e;
   stream.end();
+  const distinct = parser.spans.distinctAggregates[0];
+  if (distinct) throw stream.errorAt(distinct.at, "UNSUPPORTED_FEATURE", noDistinctAggregates(distinct.name));
   return aliased;
 }
-
-/** Where the nodes of a parsed tree came from: offsets into the text, and a column's name parts. */
-export class SourceSpans {
-  private readonly offsets = new WeakMap<Expr, number>();
-  private readonly names = new WeakMap<Expr, readonly string[]>();
-
-  mark<E extends Expr>(e: E, at: Token, parts?: readonly string[]): E {
-    this.offsets.set(e, at.pos);
-    if (parts) this.names.set(e, parts);
-    return e;
-  }
-
-  offsetOf(e: Expr): number | undefined {
-    return this.offsets.get(e);
-  }
-
-  /** A column reference's parts as written (`t.amount` is ["t", "amount"]). */
-  partsOf(e: Expr & { kind: "col" }): readonly string[] {
-    return this.names.get(e) ?? [e.name];
-  }
-}
-
-const CAST_TYPES: Readonly<Record<string, DType>> = {
-  STRING: "string",
-  VARCHAR: "string",
-  INT: "int32",
-  INTEGER: "int32",
-  BIGINT: "int64",
-  LONG: "int64",
-  // Sluice has one floating-point type: FLOAT is read as DOUBLE.
-  DOUBLE: "float64",
-  FLOAT: "float64",
-  REAL: "float64",
-  BOOLEAN: "boolean",
-  TIMESTAMP: "timestamp",
-  BINARY: "binary",
-};
 
 const CMP: Readonly<Record<string, CmpOp>> = { "=": "=", "==": "=", "!=": "!=", "<>": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=" };
 
@@ -78,9 +45,10 @@ export class ExpressionParser {
   }
 
   expression(): Expr {
+    const start = this.s.token;
     let e = this.conjunction();
     while (this.s.accept("kw", "OR")) e = { kind: "logic", op: "or", left: e, right: this.conjunction() };
-    return e;
+    return this.spans.offsetOf(e) === undefined ? this.spans.mark(e, start) : e;
   }
 
   private conjunction(): Expr {
@@ -135,10 +103,17 @@ export class ExpressionParser {
     return values;
   }
 
+  /** `+`, `-` and `||` (Spark's string concatenation, at the same level), left to right. */
   private additive(): Expr {
     let e = this.multiplicative();
-    for (let t = this.arithOp("+", "-"); t; t = this.arithOp("+", "-")) e = { kind: "arith", op: t, left: e, right: this.multiplicative() };
-    return e;
+    for (;;) {
+      if (this.s.accept("op", "||")) e = { kind: "call", fn: "concat", args: [e, this.multiplicative()] };
+      else {
+        const op = this.arithOp("+", "-");
+        if (!op) return e;
+        e = { kind: "arith", op, left: e, right: this.multiplicative() };
+      }
+    }
   }
 
   private multiplicative(): Expr {
@@ -200,9 +175,11 @@ export class ExpressionParser {
   columnReference(): Expr {
     const first = this.s.token;
     const parts = [this.name()];
-    while (this.s.is("op", ".") && this.s.peek().kind === "ident") {
+    // After a dot any word is a name, keywords included (`window.end`).
+    while (this.s.is("op", ".") && (this.s.peek().kind === "ident" || this.s.peek().kind === "kw")) {
       this.s.next();
-      parts.push(this.name());
+      const part = this.s.next();
+      parts.push(part.raw ?? part.text);
     }
     return this.spans.mark({ kind: "col", name: parts.join(".") }, first, parts);
   }
@@ -283,13 +260,7 @@ export class ExpressionParser {
   }
 
   private call(nameToken: Token): Expr {
-    if (this.s.accept("kw", "DISTINCT")) {
-      throw this.s.errorAt(
-        nameToken,
-        "UNSUPPORTED_FEATURE",
-        `Sluice has no DISTINCT aggregates (${nameToken.text}(DISTINCT ...)); on streams Spark refuses them too ("Distinct aggregations are not supported on streaming DataFrames/Datasets"). Deduplicate in a subquery first: SELECT k, count(x) FROM (SELECT DISTINCT k, x FROM t) GROUP BY k.`,
-      );
-    }
+    const distinct = this.s.accept("kw", "DISTINCT") !== null;
     let args: Expr[] | "*";
     if (this.s.is("op", "*") && this.s.peek().text === ")") {
       this.s.next();
@@ -309,7 +280,13 @@ export class ExpressionParser {
       // A window's duration that does not parse: the message names the argument.
       throw this.s.errorAt(nameToken, "INVALID_SQL_SYNTAX", `${(error as Error).message.replace(/[^.]$/, "$&.")}`);
     }
-    if (!("problem" in result)) return this.spans.mark(result, nameToken);
+    if (!("problem" in result)) {
+      if (distinct) {
+        if (result.kind !== "agg" || result.child === null) throw this.s.syntaxError(undefined, nameToken);
+        this.spans.markDistinct(result, nameToken);
+      }
+      return this.spans.mark(result, nameToken);
+    }
     switch (result.problem) {
       case "unknownFunction":
         throw this.s.errorAt(nameToken, "UNRESOLVED_ROUTINE", `Cannot resolve routine ${quoteName(nameToken.text)} on search path [\`system\`.\`builtin\`, \`system\`.\`session\`].`);

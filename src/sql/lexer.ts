@@ -18,6 +18,8 @@ export interface Token {
   readonly column: number;
   /** For `ident`: written in backquotes (never a keyword, case kept). */
   readonly quoted?: boolean;
+  /** For `kw`: the word as written (a keyword after a dot is a name: `window.end`). */
+  readonly raw?: string;
 }
 
 /**
@@ -31,7 +33,11 @@ const RESERVED = new Set([
   "NULL", "ON", "OR", "ORDER", "OUTER", "RIGHT", "SELECT", "SEMI", "THEN", "TRUE", "UNION", "USING", "WHEN", "WHERE", "WITH",
 ]);
 
-const OPERATORS = ["<=>", "==", "!=", "<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";"];
+// Sticky patterns read at an offset without copying the rest of the text.
+const NUMBER = /(\d+\.?\d*|\.\d+)(e[+-]?\d+)?[LD]?/iy;
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
+
+const OPERATORS = ["<=>", "||", "==", "!=", "<>", "<=", ">=", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";"];
 
 const SYNTAX_ERROR = "PARSE_SYNTAX_ERROR" as const;
 
@@ -40,7 +46,7 @@ export function tokenize(sql: string): Token[] {
   let i = 0;
   let line = 1;
   let lineStart = 0;
-  const push = (kind: TokenKind, text: string, start: number, extra: { quoted?: boolean } = {}) =>
+  const push = (kind: TokenKind, text: string, start: number, extra: { quoted?: boolean; raw?: string } = {}) =>
     tokens.push({ kind, text, pos: start, line, column: start - lineStart, ...extra });
   while (i < sql.length) {
     const c = sql[i]!;
@@ -72,7 +78,8 @@ export function tokenize(sql: string): Token[] {
     }
     const start = i;
     if (/[0-9]/.test(c) || (c === "." && /[0-9]/.test(sql[i + 1] ?? ""))) {
-      const m = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?[LD]?/i.exec(sql.slice(i))!;
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(sql)!;
       push("num", m[0], start);
       i += m[0].length;
     } else if (c === "'" || c === '"') {
@@ -100,9 +107,10 @@ export function tokenize(sql: string): Token[] {
       i++;
       push("ident", text, start, { quoted: true });
     } else if (/[A-Za-z_]/.test(c)) {
-      const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i))![0];
+      WORD.lastIndex = i;
+      const word = WORD.exec(sql)![0];
       const upper = word.toUpperCase();
-      if (RESERVED.has(upper)) push("kw", upper, start);
+      if (RESERVED.has(upper)) push("kw", upper, start, { raw: word });
       else push("ident", word, start);
       i += word.length;
     } else {

@@ -47,9 +47,17 @@ export type QueryBody =
   | { readonly kind: "setOp"; readonly op: "union"; readonly all: boolean; readonly left: QueryBody; readonly right: QueryBody; readonly at: number }
   | { readonly kind: "nested"; readonly query: Query };
 
-/** A query: a SELECT or a UNION of them, then ORDER BY and LIMIT over the whole. */
+/** A common table expression: `WITH name AS (query)`. */
+export interface CommonTable {
+  readonly name: string;
+  readonly query: Query;
+  readonly at: number;
+}
+
+/** A query: `WITH` tables, a SELECT or a UNION of them, then ORDER BY and LIMIT over the whole. */
 export interface Query {
   readonly kind: "query";
+  readonly with: readonly CommonTable[];
   readonly body: QueryBody;
   readonly orderBy: readonly SortItem[];
   readonly limit: { readonly n: number; readonly at: number } | null;

@@ -1,8 +1,9 @@
 import type { Expr } from "../expr/ast.js";
 import type { JoinType } from "../plan/logical.js";
-import { ExpressionParser, SourceSpans } from "./expression-parser.js";
+import { ExpressionParser } from "./expression-parser.js";
+import { SourceSpans } from "./source-spans.js";
 import { tokenize } from "./lexer.js";
-import type { Query, QueryBody, Relation, Select, SelectItem, SortItem } from "./query-ast.js";
+import type { CommonTable, Query, QueryBody, Relation, Select, SelectItem, SortItem } from "./query-ast.js";
 import { TokenStream } from "./token-stream.js";
 
 /**
@@ -10,7 +11,7 @@ import { TokenStream } from "./token-stream.js";
  * parser as `expr()`:
  *
  * ```
- * query    := body [ORDER BY sortItem, ...] [LIMIT n]
+ * query    := [WITH name AS '(' query ')', ...] body [ORDER BY sortItem, ...] [LIMIT n]
  * body     := term (UNION [ALL | DISTINCT] term)*
  * term     := select | '(' query ')'
  * select   := SELECT [DISTINCT | ALL] item, ... [FROM relation] [WHERE e] [GROUP BY e, ...] [HAVING e]
@@ -41,6 +42,17 @@ class QueryParser {
   }
 
   query(): Query {
+    const commonTables: CommonTable[] = [];
+    if (this.s.accept("kw", "WITH")) {
+      do {
+        const at = this.s.token;
+        const name = this.e.name();
+        this.s.expect("kw", "AS");
+        this.s.expect("op", "(");
+        commonTables.push({ name, query: this.query(), at: at.pos });
+        this.s.expect("op", ")");
+      } while (this.s.accept("op", ","));
+    }
     const body = this.body();
     const orderBy: SortItem[] = [];
     if (this.s.accept("kw", "ORDER")) {
@@ -55,7 +67,7 @@ class QueryParser {
       if (!n || !/^\d+$/.test(n.text)) throw this.s.syntaxError(undefined, n ?? this.s.token);
       limit = { n: Number(n.text), at: limitToken.pos };
     }
-    return { kind: "query", body, orderBy, limit };
+    return { kind: "query", with: commonTables, body, orderBy, limit };
   }
 
   private body(): QueryBody {

@@ -1,8 +1,8 @@
 import type { DataFrame } from "../api/data-frame.js";
-import type { AnalysisError } from "../errors/errors.js";
+import { AnalysisError } from "../errors/errors.js";
 import { type Expr, mapColumns } from "../expr/ast.js";
-import type { SourceSpans } from "./expression-parser.js";
-import { quoteName, sqlAnalysisError, type SqlErrorClass } from "./sql-errors.js";
+import type { SourceSpans } from "./source-spans.js";
+import { lineAndColumn, quoteName, sqlAnalysisError, sqlContext, type SqlErrorClass } from "./sql-errors.js";
 
 /**
  * What a SQL name can refer to at one point of a query: the columns of the relation built so far,
@@ -30,6 +30,8 @@ export interface SqlContext {
   readonly spans: SourceSpans;
   /** A temp view or memory-sink table by name (case-insensitively), or undefined. */
   readonly view: (name: string) => DataFrame<any> | undefined;
+  /** A static DataFrame of one row, what a SELECT without FROM reads (its column is no name SQL sees). */
+  readonly oneRow: () => DataFrame<any>;
 }
 
 export function sqlError(ctx: SqlContext, at: number | undefined, errorClass: SqlErrorClass, message: string): AnalysisError {
@@ -145,4 +147,18 @@ export function displayExpr(ctx: SqlContext, e: Expr, columns: readonly ScopeCol
     const found = lookupColumn(ctx, ref, columns);
     return found ? { kind: "col", name: [found.entry.name, ...found.fields].join(".") } : ref;
   });
+}
+
+/**
+ * Runs a DataFrame builder for the clause at `at`: an analysis error of Sluice's own (a type
+ * mismatch, say) gains where in the query it arose, with the `== SQL ==` block.
+ */
+export function atClause<T>(ctx: SqlContext, at: number | undefined, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof AnalysisError) || error.errorClass !== undefined || at === undefined) throw error;
+    const { line, column } = lineAndColumn(ctx.sql, at);
+    throw new AnalysisError(`${error.message}; line ${line} pos ${column}\n\n${sqlContext(ctx.sql, line, column)}`, { cause: error });
+  }
 }

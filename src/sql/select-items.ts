@@ -1,9 +1,9 @@
-import type { SortOrder } from "../api/column.js";
+import { Column, type SortOrder } from "../api/column.js";
 import type { DataFrame } from "../api/data-frame.js";
 import type { Expr } from "../expr/ast.js";
 import { outputName } from "../expr/resolve.js";
 import type { SelectItem, SortItem } from "./query-ast.js";
-import { displayExpr, resolveExpr, type Scoped, type SqlContext, sqlError } from "./scope.js";
+import { atClause, displayExpr, resolveExpr, type Scoped, type SqlContext, sqlError } from "./scope.js";
 import { quoteName } from "./sql-errors.js";
 
 /** Select lists and sort orders, shared by plain and aggregating SELECTs. */
@@ -43,4 +43,16 @@ export function sortOrders(expr: Expr, o: SortItem): SortOrder[] {
   const key: SortOrder = { expr, ascending: o.ascending };
   if (o.nullsFirst === o.ascending) return [key];
   return [{ expr: { kind: "isNull", child: expr, negated: false }, ascending: !o.nullsFirst }, key];
+}
+
+/** `df.select(items)`, each named as SQL names it; an analysis error points at the item it is about. */
+export function selectItems(ctx: SqlContext, df: DataFrame<any>, items: readonly OutputItem[]): DataFrame<any> {
+  const columns = items.map((i) => new Column(outputName(i.expr) === i.name ? i.expr : { kind: "alias", child: i.expr, name: i.name }));
+  try {
+    return df.select(...columns);
+  } catch (error) {
+    // Find the item at fault: each one alone over the same input.
+    items.forEach((item, n) => atClause(ctx, item.at, () => df.select(columns[n]!)));
+    throw error;
+  }
 }

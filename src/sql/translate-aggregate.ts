@@ -1,9 +1,10 @@
 import { Column } from "../api/column.js";
 import { children, type Expr, withChildren } from "../expr/ast.js";
 import { outputName } from "../expr/resolve.js";
+import { noDistinctAggregates } from "./source-spans.js";
 import type { Select, SortItem } from "./query-ast.js";
-import { columnExpr, displayExpr, lookupColumn, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr, unresolvedColumn } from "./scope.js";
-import { type OutputItem, outputScope, sortOrders } from "./select-items.js";
+import { atClause, columnExpr, displayExpr, lookupColumn, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr, unresolvedColumn } from "./scope.js";
+import { type OutputItem, outputScope, selectItems, sortOrders } from "./select-items.js";
 
 /**
  * A SELECT with GROUP BY or aggregates, as `groupBy(keys).agg(aggregates)` followed by HAVING (a
@@ -20,13 +21,21 @@ export function translateAggregateSelect(ctx: SqlContext, sel: Select, input: Sc
     if (item.kind === "star") throw sqlError(ctx, item.at, "MISSING_AGGREGATION", "SELECT * cannot stand with GROUP BY or aggregates: name the grouping columns and aggregates.");
     return item;
   });
-  const keys = (sel.groupBy ?? []).map((k) => groupingKey(ctx, k.expr, parsedItems, input));
+  const keys = (sel.groupBy ?? []).map((k) => groupingKey(ctx, k, parsedItems, input));
   const keyNames = keys.map(outputName);
   const keyJson = keys.map((k) => JSON.stringify(k));
   const keyScope: ScopeColumn[] = keyNames.map((n) => ({ qualifier: null, name: n, column: n }));
   const aggs: { expr: Expr; name: string }[] = [];
 
   const aggColumn = (agg: Expr, preferredName: string | null): Expr => {
+    if (ctx.spans.isDistinct(agg)) {
+      // Spark refuses distinct aggregates on streams; Sluice has none at all.
+      const at = ctx.spans.offsetOf(agg);
+      if (input.df.isStreaming) {
+        throw sqlError(ctx, at, "UNSUPPORTED_FEATURE", "Distinct aggregations are not supported on streaming DataFrames/Datasets. Consider using approx_count_distinct() instead.");
+      }
+      throw sqlError(ctx, at, "UNSUPPORTED_FEATURE", noDistinctAggregates(outputName(agg).replace(/\(.*$/, "")));
+    }
     const resolved = resolveExpr(ctx, agg, input.columns);
     const json = JSON.stringify(resolved);
     const name = preferredName ?? outputName(resolved);
@@ -82,21 +91,29 @@ export function translateAggregateSelect(ctx: SqlContext, sel: Select, input: Sc
     return sortOrders(rewrite(o.expr, items), o);
   });
 
-  let df = input.df.groupBy(...keys.map((k) => new Column(k))).agg(...aggs.map((a) => new Column(a.name === outputName(a.expr) ? a.expr : { kind: "alias", child: a.expr, name: a.name })));
-  if (having) df = df.filter(new Column(having));
-  if (sortKeys.length) df = df.orderBy(...sortKeys.flat());
+  const aggColumns = aggs.map((a) => new Column(a.name === outputName(a.expr) ? a.expr : { kind: "alias", child: a.expr, name: a.name }));
+  let df = atClause(ctx, sel.groupBy?.[0]?.at ?? sel.at, () => input.df.groupBy(...keys.map((k) => new Column(k))).agg(...aggColumns));
+  if (having) {
+    const grouped = df;
+    df = atClause(ctx, ctx.spans.offsetOf(sel.having!), () => grouped.filter(new Column(having)));
+  }
+  if (sortKeys.length) {
+    const filtered = df;
+    df = atClause(ctx, orderBy[0]!.at, () => filtered.orderBy(...sortKeys.flat()));
+  }
   const aggregateNames = [...keyNames, ...aggs.map((a) => a.name)];
   const identity = items.length === aggregateNames.length && items.every((i, n) => i.expr.kind === "col" && i.expr.name === aggregateNames[n] && i.name === aggregateNames[n]);
-  if (!identity) df = df.select(...items.map((i) => new Column(i.expr.kind === "col" && outputName(i.expr) === i.name ? i.expr : { kind: "alias", child: i.expr, name: i.name })));
+  if (!identity) df = selectItems(ctx, df, items);
   if (sel.distinct) df = df.dropDuplicates();
   return outputScope(df);
 }
 
 /** A GROUP BY item: an ordinal or a select alias stands for that select item (Spark's groupByOrdinal and groupByAliases). */
-function groupingKey(ctx: SqlContext, e: Expr, items: readonly (Select["items"][number] & { kind: "expr" })[], input: Scoped): Expr {
+function groupingKey(ctx: SqlContext, key: NonNullable<Select["groupBy"]>[number], items: readonly (Select["items"][number] & { kind: "expr" })[], input: Scoped): Expr {
+  const e = key.expr;
   if (e.kind === "lit" && e.type === "int32") {
     const item = items[(e.value as number) - 1];
-    if (!item) throw sqlError(ctx, undefined, "UNSUPPORTED_FEATURE", `GROUP BY position ${String(e.value)} is not in select list (valid range is [1, ${items.length}]).`);
+    if (!item) throw sqlError(ctx, key.at, "UNSUPPORTED_FEATURE", `GROUP BY position ${String(e.value)} is not in select list (valid range is [1, ${items.length}]).`);
     return resolveExpr(ctx, item.expr, input.columns);
   }
   const overInput = tryResolveExpr(ctx, e, input.columns);

@@ -3,7 +3,7 @@ import type { JoinHow } from "../api/data-frame.js";
 import { mapColumns } from "../expr/ast.js";
 import { type JoinType, type LogicalPlan, planChildren } from "../plan/logical.js";
 import type { Query, Relation } from "./query-ast.js";
-import { columnExpr, lookupColumn, type ScopeColumn, type Scoped, scopeOf, type SqlContext, sqlError, unresolvedColumn } from "./scope.js";
+import { atClause, columnExpr, lookupColumn, type ScopeColumn, type Scoped, scopeOf, type SqlContext, sqlError, unresolvedColumn } from "./scope.js";
 import { quoteName } from "./sql-errors.js";
 
 /**
@@ -52,7 +52,7 @@ function translateJoin(ctx: SqlContext, r: Relation & { kind: "join" }, translat
     const side = left.columns.includes(found.entry) ? left.df : right.df;
     return side.col(columnExpr(found).name).expr;
   });
-  const df = left.df.join(right.df, new Column(condition), JOIN_HOW[r.joinType]);
+  const df = atClause(ctx, ctx.spans.offsetOf(r.condition) ?? r.at, () => left.df.join(right.df, new Column(condition), JOIN_HOW[r.joinType]));
   if (r.joinType === "leftSemi" || r.joinType === "leftAnti") return { df, columns: left.columns };
   const leftNames = new Set(left.columns.map((c) => c.column));
   const rightColumns = right.columns.map((c): ScopeColumn => (leftNames.has(c.column) ? { ...c, column: `${c.column}_right` } : c));

@@ -1,13 +1,12 @@
 import { Column } from "../api/column.js";
 import type { DataFrame } from "../api/data-frame.js";
 import { containsKind, type Expr } from "../expr/ast.js";
-import { outputName } from "../expr/resolve.js";
 import { translateAggregateSelect } from "./translate-aggregate.js";
 import type { ParsedQuery } from "./query-parser.js";
-import type { Query, QueryBody, Select, SelectItem, SortItem } from "./query-ast.js";
+import type { Query, QueryBody, Select, SortItem } from "./query-ast.js";
 import { translateRelation } from "./translate-relation.js";
-import { resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr } from "./scope.js";
-import { expandItems, type OutputItem, outputScope, sortOrders } from "./select-items.js";
+import { atClause, resolveExpr, type ScopeColumn, type Scoped, type SqlContext, sqlError, tryResolveExpr } from "./scope.js";
+import { expandItems, type OutputItem, outputScope, selectItems, sortOrders } from "./select-items.js";
 
 /**
  * A parsed query as a DataFrame, built with the DataFrame API's own methods (`filter`, `select`,
@@ -19,12 +18,42 @@ export function translateQuery(ctx: SqlContext, parsed: ParsedQuery): DataFrame<
 }
 
 class Translator {
-  constructor(private readonly ctx: SqlContext) {}
+  private readonly ctx: SqlContext;
+  /** The WITH tables in scope, innermost last: they hide views of the same name. */
+  private readonly commonTables: Map<string, DataFrame<any>>[] = [];
+
+  constructor(base: SqlContext) {
+    this.ctx = { ...base, view: (name) => this.commonTable(name) ?? base.view(name) };
+  }
+
+  private commonTable(name: string): DataFrame<any> | undefined {
+    for (let i = this.commonTables.length - 1; i >= 0; i--) {
+      const found = this.commonTables[i]!.get(name.toLowerCase());
+      if (found) return found;
+    }
+    return undefined;
+  }
 
   query(q: Query): Scoped {
+    if (q.with.length === 0) return this.queryBody(q);
+    const tables = new Map<string, DataFrame<any>>();
+    this.commonTables.push(tables);
+    try {
+      // Each table sees the ones before it, as Spark's WITH does.
+      for (const t of q.with) tables.set(t.name.toLowerCase(), this.query(t.query).df);
+      return this.queryBody(q);
+    } finally {
+      this.commonTables.pop();
+    }
+  }
+
+  private queryBody(q: Query): Scoped {
     if (q.body.kind === "select") return this.select(q.body, q.orderBy, q.limit);
     let out = this.body(q.body);
-    if (q.orderBy.length) out = { ...out, df: out.df.orderBy(...q.orderBy.flatMap((o) => sortOrders(resolveExpr(this.ctx, this.ordinal(o, out.columns), out.columns), o))) };
+    if (q.orderBy.length) {
+      const orders = q.orderBy.flatMap((o) => sortOrders(resolveExpr(this.ctx, this.ordinal(o, out.columns), out.columns), o));
+      out = { ...out, df: atClause(this.ctx, q.orderBy[0]!.at, () => out.df.orderBy(...orders)) };
+    }
     return q.limit ? { ...out, df: out.df.limit(q.limit.n) } : out;
   }
 
@@ -45,7 +74,7 @@ class Translator {
             `UNION can only be performed on inputs with the same number of columns, but the first input has ${left.columns.length} columns and the second input has ${right.columns.length} columns.`,
           );
         }
-        const union = left.df.union(right.df);
+        const union = atClause(this.ctx, b.at, () => left.df.union(right.df));
         return outputScope(b.all ? union : union.dropDuplicates());
       }
     }
@@ -60,9 +89,11 @@ class Translator {
   }
 
   private select(sel: Select, orderBy: readonly SortItem[], limit: Query["limit"]): Scoped {
-    if (!sel.from) throw sqlError(this.ctx, sel.at, "UNSUPPORTED_FEATURE", "Sluice's SELECT needs a FROM clause naming a view, a subquery or a join.");
-    let input = translateRelation(this.ctx, sel.from, (q) => this.query(q));
-    if (sel.where) input = { ...input, df: input.df.filter(new Column(resolveExpr(this.ctx, sel.where, input.columns))) };
+    let input: Scoped = sel.from ? translateRelation(this.ctx, sel.from, (q) => this.query(q)) : { df: this.ctx.oneRow(), columns: [] };
+    if (sel.where) {
+      const condition = new Column(resolveExpr(this.ctx, sel.where, input.columns));
+      input = { ...input, df: atClause(this.ctx, this.ctx.spans.offsetOf(sel.where), () => input.df.filter(condition)) };
+    }
     const aggregated = sel.groupBy !== null || sel.having !== null || sel.items.some((i) => i.kind === "expr" && containsKind(i.expr, "agg"));
     let out = aggregated ? translateAggregateSelect(this.ctx, sel, input, orderBy) : this.project(sel, input, orderBy);
     if (limit) out = { ...out, df: out.df.limit(limit.n) };
@@ -78,11 +109,16 @@ class Translator {
     const sortAfter = orderBy.length > 0 && (sel.distinct || afterKeys.every((k) => k !== null));
     let df = input.df;
     if (orderBy.length > 0 && !sortAfter) {
-      df = df.orderBy(...orderBy.flatMap((o) => sortOrders(this.inputSortKey(o, items, input), o)));
+      const orders = orderBy.flatMap((o) => sortOrders(this.inputSortKey(o, items, input), o));
+      df = atClause(this.ctx, orderBy[0]!.at, () => df.orderBy(...orders));
     }
-    if (!identity) df = df.select(...items.map((i) => new Column(i.name === outputName(i.expr) ? i.expr : { kind: "alias", child: i.expr, name: i.name })));
+    if (!identity) df = selectItems(this.ctx, df, items);
     if (sel.distinct) df = df.dropDuplicates();
-    if (sortAfter) df = df.orderBy(...orderBy.flatMap((o, k) => sortOrders(afterKeys[k] ?? resolveExpr(this.ctx, o.expr, outputColumns), o)));
+    if (sortAfter) {
+      const orders = orderBy.flatMap((o, k) => sortOrders(afterKeys[k] ?? resolveExpr(this.ctx, o.expr, outputColumns), o));
+      const projected = df;
+      df = atClause(this.ctx, orderBy[0]!.at, () => projected.orderBy(...orders));
+    }
     return outputScope(df);
   }
 
