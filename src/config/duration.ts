@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { OptionError } from "../errors/errors.js";
 import { readIntervalString } from "./interval-string.js";
 
@@ -26,4 +27,21 @@ export function parseDuration(value: string | number, option: string): number {
   }
   if (interval.ms < 0) throw new OptionError(`${option}: duration "${value}" is negative`);
   return interval.ms;
+}
+
+/**
+ * A zod schema for a duration option: what `parseDuration` reads, and a string of digits alone as
+ * milliseconds (as Spark's time settings default to them); errors name `option`.
+ */
+export function durationSchema(option: string) {
+  return z
+    .union([z.number(), z.string()], { error: `${option} must be a number of milliseconds or a duration such as "10 seconds"` })
+    .transform((v, ctx) => {
+      try {
+        return parseDuration(typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v, option);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message.replace(`${option}: `, "") });
+        return z.NEVER;
+      }
+    });
 }

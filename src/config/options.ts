@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration } from "./duration.js";
+import { durationSchema } from "./duration.js";
 import { sqlConfSchema } from "./sql-conf.js";
 
 /**
@@ -10,15 +10,7 @@ import { sqlConfSchema } from "./sql-conf.js";
 const positiveInt = (what: string) =>
   z.coerce.number().int(`${what} must be a whole number`).positive(`${what} must be greater than 0`);
 
-const duration = (option: string) =>
-  z.union([z.string(), z.number()]).transform((v, ctx) => {
-    try {
-      return parseDuration(v, option);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: (e as Error).message.replace(`${option}: `, "") });
-      return z.NEVER;
-    }
-  });
+const duration = durationSchema;
 
 /**
  * A server of the session's (the web UI, the metrics endpoint): off (false, the default), on at its

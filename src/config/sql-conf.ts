@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration } from "./duration.js";
+import { durationSchema } from "./duration.js";
 
 /** Spark's boolean settings take true / false, or the strings Spark's `conf.set` is usually given. */
 const flag = (key: string) =>
@@ -14,15 +14,7 @@ const SHOW_CONSOLE_PROGRESS = "spark.ui.showConsoleProgress";
 const CONSOLE_PROGRESS_UPDATE_INTERVAL = "spark.ui.consoleProgress.update.interval";
 
 /** Spark's time settings: a number of milliseconds, or a string such as "200ms" or "1s". */
-const milliseconds = (key: string) =>
-  z.union([z.number(), z.string()], { error: `${key} must be a number of milliseconds or a duration such as "200ms"` }).transform((v, ctx) => {
-    try {
-      return parseDuration(typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v, key);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: (e as Error).message.replace(`${key}: `, "") });
-      return z.NEVER;
-    }
-  });
+const milliseconds = durationSchema;
 const UI_RETAINED_PROGRESS_UPDATES = "spark.sql.streaming.ui.retainedProgressUpdates";
 const UI_RETAINED_QUERIES = "spark.sql.streaming.ui.retainedQueries";
 

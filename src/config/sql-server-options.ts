@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { parseDuration } from "./duration.js";
+import { durationSchema } from "./duration.js";
 
 /**
  * Options of `session.serveSql()`, the Postgres wire-protocol server over memory-sink tables and
@@ -20,15 +20,7 @@ export const DEFAULT_SQL_PORT = 5432;
 /** The user name when only a password is given (the database name in URLs, too). */
 export const DEFAULT_SQL_USER = "sluice";
 
-const duration = (option: string) =>
-  z.union([z.string(), z.number()]).transform((v, ctx) => {
-    try {
-      return parseDuration(v, option);
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: (e as Error).message.replace(`${option}: `, "") });
-      return z.NEVER;
-    }
-  });
+const duration = durationSchema;
 
 export const sqlServerOptionsSchema = z
   .object({
