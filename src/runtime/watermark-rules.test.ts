@@ -71,7 +71,7 @@ function assertDropped(n: number): StreamAction {
   });
 }
 
-describe.each(WORKER_COUNTS.filter((w) => w !== 1))("watermark rules with %i workers", (workers) => {
+describe.each(WORKER_COUNTS)("watermark rules with %i workers", (workers) => {
   // Spark's WatermarkTracker starts the global watermark at 0 and only moves it forward, so a
   // first batch whose events are within the delay of the epoch leaves it at 0: the batch reports
   // watermark 1970-01-01T00:00:00Z and no batch without data follows it.
