@@ -11,6 +11,9 @@ import { defineConfig } from "vitest/config";
 // in Debian's chromium and the Postgres protocol through the psql client, which scripts/e2e-deps.sh installs).
 // `npm test` runs unit, then kafka; `npm run test:restarts` runs new-process and `npm run test:faults` the faults
 // (.ci/run runs both after npm test) and `npm run test:e2e` the e2e files; `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
+// `remote` (files named *.remote.test.ts): Sluice on a real Spark Connect server, which
+// src/testing/spark-connect-global-setup.ts starts with scripts/spark-connect.sh unless SPARK_REMOTE names one, and
+// the Kafka broker beside it; `npm run test:remote` runs them (.ci/run, after the restarts).
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -33,6 +36,7 @@ export default defineConfig({
             "src/**/*.faults.test.ts",
             "src/**/*.new-process.test.ts",
             "src/**/*.e2e.test.ts",
+            "src/**/*.remote.test.ts",
           ],
           typecheck: {
             enabled: true,
@@ -73,6 +77,22 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One broker: files run one at a time, after the unit tests.
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Sluice's queries on a real Spark Connect server (scripts/spark-connect.sh, local[2]), reading and writing
+          // the Kafka broker too. The global setup starts the server and runs a first query; later queries on a
+          // loaded machine can still take seconds each.
+          name: "remote",
+          include: ["src/**/*.remote.test.ts"],
+          globalSetup: ["src/testing/kafka-global-setup.ts", "src/testing/spark-connect-global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          // One server with two cores: files run one at a time, after the unit tests.
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
