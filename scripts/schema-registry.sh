@@ -30,6 +30,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib/service.sh
+. "$ROOT/scripts/lib/service.sh"
 CACHE="$ROOT/.cache/schema-registry"
 RUN="$CACHE/run"
 PID_FILE="$RUN/registry.pid"
@@ -56,32 +58,12 @@ MARK="-Dsluice.schema-registry.checkout=$ROOT"
 log() { printf 'schema-registry: %s\n' "$*"; }
 die() { printf 'schema-registry: %s\n' "$*" >&2; exit 1; }
 
-# Milliseconds since the epoch (whole seconds where bash has no EPOCHREALTIME).
-now_ms() {
-  if [ -n "${EPOCHREALTIME:-}" ]; then
-    local t=${EPOCHREALTIME/[.,]/}
-    echo $((10#${t:0:${#t}-3}))
-  else
-    echo $(($(date +%s) * 1000))
-  fi
-}
-since() { local ms=$(($(now_ms) - $1)); printf '%d.%d s' $((ms / 1000)) $((ms % 1000 / 100)); }
-
 missing_tool() {
   cat >&2 <<EOF
 schema-registry: $1 not found. Sluice's test schema registry is Apicurio Registry $VERSION, fetched with Maven and run on Java 17+.
   Debian/Ubuntu:  apt-get install openjdk-17-jre-headless maven curl
 EOF
   exit 1
-}
-
-need_java() {
-  command -v "$JAVA" >/dev/null 2>&1 || missing_tool "java"
-  local major
-  major=$("$JAVA" -version 2>&1 | sed -n -E '1s/.*version "([0-9]+).*/\1/p')
-  if [ -z "$major" ] || [ "$major" -lt 17 ]; then
-    missing_tool "Java 17 or newer (found: $("$JAVA" -version 2>&1 | head -n 1))"
-  fi
 }
 
 need_curl() { command -v curl >/dev/null 2>&1 || missing_tool "curl"; }
@@ -144,59 +126,16 @@ with_lock() {
   fi
 }
 
-# True when pid is a live (not zombie) registry process of this checkout.
-is_registry() {
-  local pid=$1
-  kill -0 "$pid" 2>/dev/null || return 1
-  if [ -r "/proc/$pid/stat" ]; then
-    [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f1)" != Z ] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$MARK "
-  else
-    ps -p "$pid" -o stat=,args= | grep -v '^ *Z' | grep -qF -- "$MARK "
-  fi
-}
-
-# True while pid exists and is not a zombie, whatever it runs.
-is_alive() {
-  kill -0 "$1" 2>/dev/null || return 1
-  if [ -r "/proc/$1/stat" ]; then
-    [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
-  else
-    ps -p "$1" -o stat= | grep -qv '^ *Z'
-  fi
-}
-
 # The registry's pid when it is running, else nothing (a stale pid file is removed).
 registry_pid() {
   [ -f "$PID_FILE" ] || return 0
   local pid
   pid=$(cat "$PID_FILE")
-  if [ -n "$pid" ] && is_registry "$pid"; then echo "$pid"; else rm -f "$PID_FILE"; fi
+  if [ -n "$pid" ] && is_marked "$pid" "$MARK"; then echo "$pid"; else rm -f "$PID_FILE"; fi
 }
 
 running_port() { if [ -f "$PORT_FILE" ]; then cat "$PORT_FILE"; else echo "$PORT"; fi; }
 base_url() { echo "http://$HOST:$1$API"; }
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-# The process listening on 127.0.0.1:$1, as "pid N: its command line", or nothing (ss or /proc/net/tcp).
-port_owner() {
-  local pid=""
-  if command -v ss >/dev/null 2>&1; then
-    pid=$(ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1)
-  fi
-  if [ -z "$pid" ] && [ -r /proc/net/tcp ]; then
-    # A listening socket (state 0A) on the port, then the process holding its inode.
-    local inode
-    inode=$(awk -v port="$(printf '%04X' "$1")" '$4 == "0A" && substr($2, index($2, ":") + 1) == port { print $10; exit }' /proc/net/tcp /proc/net/tcp6 2>/dev/null)
-    [ -n "$inode" ] && pid=$(find /proc/[0-9]*/fd -lname "socket:\[$inode\]" 2>/dev/null | head -n 1 | cut -d/ -f3)
-  fi
-  [ -n "$pid" ] || return 0
-  local args from
-  args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-400)
-  from=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n 's/^-Dsluice\.schema-registry\.checkout=//p' | head -n 1)
-  if [ -n "$from" ]; then echo "pid $pid: the schema registry of the checkout $from"; else echo "pid $pid: ${args:-?}"; fi
-}
 
 # One HTTP request to the registry: method, URL, optional JSON body. Prints "<status> <body>", status 000
 # with curl's error when there was no answer.
@@ -317,37 +256,15 @@ cmd_start() {
   log "Apicurio Registry $VERSION up at $(base_url "$PORT") in $(since "$start") (pid $pid, $READY_INFO); log: ${LOG_FILE#"$ROOT"/}"
 }
 
-# Wait until pid is gone (or a zombie), at most 10 s: a process dying of SIGKILL loses its command line first.
-wait_gone() {
-  local pid=$1 waited=0
-  while is_alive "$pid"; do
-    [ "$waited" -lt 200 ] || die "pid $pid still runs 10 s after SIGKILL"
-    sleep 0.05
-    waited=$((waited + 1))
-  done
-}
-
 cmd_stop() {
   with_lock
-  local pid start
+  local pid
   pid=$(registry_pid)
   if [ -z "$pid" ]; then
     log "not running"
     return 0
   fi
-  start=$(now_ms)
-  kill -TERM "$pid" 2>/dev/null || true
-  # A stopped (frozen) process keeps SIGTERM pending until it runs again.
-  kill -CONT "$pid" 2>/dev/null || true
-  local deadline=$((start + ${SCHEMA_REGISTRY_STOP_TIMEOUT:-20} * 1000))
-  while is_alive "$pid" && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.1; done
-  if is_alive "$pid"; then
-    kill -KILL "$pid" 2>/dev/null || true
-    wait_gone "$pid"
-    log "killed pid $pid: it had not stopped ${SCHEMA_REGISTRY_STOP_TIMEOUT:-20} s after SIGTERM"
-  else
-    log "stopped pid $pid in $(since "$start")"
-  fi
+  stop_process "$pid" "${SCHEMA_REGISTRY_STOP_TIMEOUT:-20}" SCHEMA_REGISTRY_STOP_TIMEOUT
   rm -f "$PID_FILE"
 }
 
@@ -384,19 +301,6 @@ cmd_pid() {
   echo "$pid"
 }
 
-cmd_logs() {
-  local follow=false lines=100
-  for arg in "$@"; do
-    case $arg in
-      -f) follow=true ;;
-      *[!0-9]* | '') die "logs: expected -f or a line count, got '$arg'" ;;
-      *) lines=$arg ;;
-    esac
-  done
-  [ -f "$LOG_FILE" ] || die "no log yet (${LOG_FILE#"$ROOT"/})"
-  if $follow; then exec tail -n "$lines" -f "$LOG_FILE"; else tail -n "$lines" "$LOG_FILE"; fi
-}
-
 case ${1:-} in
   fetch) cmd_fetch ;;
   start) cmd_start ;;
@@ -404,6 +308,6 @@ case ${1:-} in
   status) cmd_status ;;
   url) cmd_url ;;
   pid) cmd_pid ;;
-  logs) shift; cmd_logs "$@" ;;
+  logs) shift; show_logs "$@" ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

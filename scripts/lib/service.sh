@@ -61,10 +61,15 @@ port_owner() {
   fi
   [ -n "$pid" ] || return 0
   local args marker
-  args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-400)
+  args=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)
   marker=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n 's/^-Dsluice\.\([a-z-]*\)\.checkout=\(.*\)$/\1 \2/p' | head -n 1)
   if [ -n "$marker" ]; then
     echo "pid $pid: the ${marker%% *} service of the checkout ${marker#* }"
+  elif [ "${#args}" -gt 300 ]; then
+    # A JVM's flags fill the first lines: its program and its main class (or jar and arguments) say more.
+    local tail=${args% }
+    tail=${tail: -200}
+    echo "pid $pid: ${args%% *} ... ${tail#* }"
   else
     echo "pid $pid: ${args:-?}"
   fi
