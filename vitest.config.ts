@@ -33,6 +33,7 @@ export default defineConfig({
             "src/**/*.faults.test.ts",
             "src/**/*.new-process.test.ts",
             "src/**/*.e2e.test.ts",
+            "src/**/*.remote.test.ts",
           ],
           typecheck: {
             enabled: true,
@@ -73,6 +74,18 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // One broker: files run one at a time, after the unit tests.
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Against a Spark Connect server (SPARK_REMOTE, default sc://127.0.0.1:15002).
+          name: "remote",
+          include: ["src/**/*.remote.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
