@@ -138,6 +138,8 @@ export {
   UdfError,
   StatefulProcessorError,
   SqlServerError,
+  RemoteUnsupportedError,
+  type RemoteUnsupportedReason,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export { KafkaSecurityError } from "./sources/kafka/security-hints.js";

@@ -227,3 +227,29 @@ export const messages = {
 export class SqlServerError extends SluiceError {
   override name = "SqlServerError";
 }
+
+/**
+ * What a remote session (a Spark Connect server) cannot run the way Sluice does: a TypeScript UDF
+ * or stateful processor, a memory stream, a value format that needs a schema registry or Spark's
+ * Avro/Protobuf jars. Raised before anything is sent, never run locally instead; the message says
+ * what to use instead.
+ */
+export class RemoteUnsupportedError extends SluiceError {
+  override name = "RemoteUnsupportedError";
+  constructor(
+    message: string,
+    /** What is refused, e.g. "UDF", "TRANSFORM_WITH_STATE", "MEMORY_STREAM", "SCHEMA_REGISTRY". */
+    readonly reason: RemoteUnsupportedReason,
+  ) {
+    super(message);
+  }
+}
+
+export type RemoteUnsupportedReason =
+  | "UDF"
+  | "TRANSFORM_WITH_STATE"
+  | "MEMORY_STREAM"
+  | "SCHEMA_REGISTRY"
+  | "VALUE_FORMAT"
+  | "ARROW_FILES"
+  | "SOURCE_OPTION";

@@ -1,0 +1,170 @@
+import { create } from "@bufbuild/protobuf";
+import type { Batch } from "../../batch/batch.js";
+import type { KafkaSourceOptions } from "../../config/kafka-options.js";
+import type { LogicalPlan } from "../../plan/logical.js";
+import type { ColumnarSourceDesc } from "../../sources/columnar/columnar-desc.js";
+import type { JsonSourceDesc } from "../../sources/json/json-desc.js";
+import type { KafkaSourceDesc } from "../../sources/kafka/kafka-desc.js";
+import { kafkaFields } from "../../sources/kafka/kafka-fields.js";
+import { assertNever } from "../../expr/ast.js";
+import { type Relation, RelationSchema } from "../gen/spark/connect/relations_pb.js";
+import { alias, column, fn, structField } from "./compile-expression.js";
+import { ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
+import { localRelation } from "./local-relation.js";
+import { arrowFilesRefused, memoryStreamRefused, registryRefused, sourceOptionRefused, valueFormatRefused } from "./refusals.js";
+import { stringLiteral } from "./spark-literals.js";
+import { sparkDataType, sparkDdl } from "./spark-types.js";
+
+/** What compiling needs from the session: the rows of its in-memory tables. */
+export interface CompileContext {
+  tableBatches(tableId: string): readonly Batch[];
+}
+
+/**
+ * A table that lives on the server (a memory sink's table, say): the remote session names it by
+ * a table id with this prefix, followed by the table's name on the server.
+ */
+export const REMOTE_TABLE_PREFIX = "remote-table:";
+
+type SourcePlan = Extract<LogicalPlan, { kind: "source" }>;
+
+/**
+ * A source as Spark's DataSource read (`read { is_streaming, data_source { format, schema, options,
+ * paths } }`) with Spark's option names, a server-side table (`read.named_table`), or in-memory
+ * rows (`local_relation`). `wrap` sets a relation's common fields (its plan id).
+ */
+export function compileSource(p: SourcePlan, ctx: CompileContext, wrap: (r: Relation) => Relation): Relation {
+  const src = p.source;
+  switch (src.format) {
+    case "memory":
+      throw memoryStreamRefused();
+    case "table":
+      if (src.tableId.startsWith(REMOTE_TABLE_PREFIX)) {
+        const name = src.tableId.slice(REMOTE_TABLE_PREFIX.length);
+        return wrap(create(RelationSchema, { relType: { case: "read", value: { isStreaming: false, readType: { case: "namedTable", value: { unparsedIdentifier: name } } } } }));
+      }
+      return wrap(localRelation(ctx.tableBatches(src.tableId), p.fields));
+    case "rate":
+      return wrap(
+        read(p.streaming, "rate", undefined, {
+          rowsPerSecond: String(src.rowsPerSecond),
+          numPartitions: String(src.numPartitions),
+          // Spark reads rampUpTime in whole seconds.
+          rampUpTime: `${Math.ceil(src.rampUpTimeMs / 1000)}s`,
+        }),
+      );
+    case "json":
+      return wrap(read(p.streaming, "json", sparkDdl(p.fields), jsonOptions(src), [src.path]));
+    case "parquet":
+      return wrap(read(p.streaming, "parquet", sparkDdl(p.fields), fileSelection(src), [src.path]));
+    case "arrow":
+      throw arrowFilesRefused(src.path);
+    case "kafka":
+      return kafkaSource(p.streaming, src, wrap);
+    default:
+      return assertNever(src, "source");
+  }
+}
+
+function read(isStreaming: boolean, format: string, schema: string | undefined, options: Record<string, string>, paths: string[] = []): Relation {
+  return create(RelationSchema, {
+    relType: { case: "read", value: { isStreaming, readType: { case: "dataSource", value: { format, ...(schema === undefined ? {} : { schema }), options, paths } } } },
+  });
+}
+
+function fileSelection(src: JsonSourceDesc | ColumnarSourceDesc): Record<string, string> {
+  return {
+    ...(src.options.maxFilesPerTrigger === null ? {} : { maxFilesPerTrigger: String(src.options.maxFilesPerTrigger) }),
+    ...(src.options.pathGlobFilter === null ? {} : { pathGlobFilter: src.options.pathGlobFilter }),
+  };
+}
+
+/** maxPartitionBytes only sizes tasks (Spark's is a session setting, spark.sql.files.maxPartitionBytes): rows are the same without it. */
+function jsonOptions(src: JsonSourceDesc): Record<string, string> {
+  return { mode: src.options.mode, columnNameOfCorruptRecord: src.options.columnNameOfCorruptRecord, ...fileSelection(src) };
+}
+
+/** Options of Spark's Kafka source that Sluice's has too, under the same names. */
+const SPARK_KAFKA_OPTIONS = [
+  "subscribe",
+  "subscribePattern",
+  "assign",
+  "startingOffsets",
+  "startingOffsetsByTimestamp",
+  "startingTimestamp",
+  "startingOffsetsByTimestampStrategy",
+  "endingOffsets",
+  "maxOffsetsPerTrigger",
+  "minOffsetsPerTrigger",
+  "minPartitions",
+  "failOnDataLoss",
+  "includeHeaders",
+  "kafkaConsumer.pollTimeoutMs",
+  "fetchOffset.numRetries",
+  "fetchOffset.retryIntervalMs",
+] as const satisfies readonly (keyof KafkaSourceOptions)[];
+
+/**
+ * Client settings of Sluice's own that the JVM consumer has no key for: its connect timeout
+ * (kafkajs's); the JVM client keeps its own defaults, the rows are the same.
+ */
+const SLUICE_CLIENT_SETTINGS: ReadonlySet<string> = new Set(["kafka.connection.timeout.ms"]);
+
+/** Sluice options a Spark Kafka source has nothing like: refused when set, rather than dropped. */
+const SLUICE_ONLY: Readonly<Record<string, string>> = {
+  commitOffsetsToGroup: "Spark keeps offsets in its checkpoint only",
+  deadLetterTopic: "from_json in Spark keeps no malformed records aside",
+  "kafka.sasl.login.callback.handler.module": "it names an ES module, which the JVM cannot load; set kafka.sasl.login.callback.handler.class to a Java class on the server instead",
+};
+
+export function kafkaOptions(o: KafkaSourceOptions, streaming: boolean): Record<string, string> {
+  const where = streaming ? 'readStream.format("kafka")' : 'read.format("kafka")';
+  const all = o as unknown as Readonly<Record<string, unknown>>;
+  for (const [key, why] of Object.entries(SLUICE_ONLY)) if (all[key] !== undefined) throw sourceOptionRefused(where, key, why);
+  const out: Record<string, string> = {};
+  for (const key of SPARK_KAFKA_OPTIONS) if (all[key] !== undefined) out[key] = String(all[key]);
+  // Spark parses maxTriggerDelay as a duration text.
+  out["maxTriggerDelay"] = `${o.maxTriggerDelay}ms`;
+  for (const [key, value] of Object.entries(all)) {
+    if (key.startsWith("kafka.") && value !== undefined && !SLUICE_CLIENT_SETTINGS.has(key) && !(key in SLUICE_ONLY)) out[key] = String(value);
+  }
+  return out;
+}
+
+/**
+ * Spark's Kafka source has Sluice's raw columns (key, value, topic, partition, offset, timestamp,
+ * timestampType, headers), of the same types. With a record schema (JSON values), Sluice decodes
+ * each value into the schema's columns followed by the metadata columns: here from_json over the
+ * value's text, then its fields and the metadata in Sluice's order.
+ */
+function kafkaSource(streaming: boolean, src: KafkaSourceDesc, wrap: (r: Relation) => Relation): Relation {
+  const raw = wrap(read(streaming, "kafka", undefined, kafkaOptions(src.options, streaming)));
+  if (src.valueFields === null || src.values === null) return raw;
+  if (src.values.registry !== null) throw registryRefused('readStream.format("kafka") with a record schema');
+  const format = src.values.format.kind === "protobufToParse" ? "protobuf" : src.values.format.kind;
+  if (format !== "json") throw valueFormatRefused(`the Kafka source's ${format} values`, format);
+  const decoded = "__sluice_value";
+  const ddl = sparkDdl(src.valueFields.map((f) => ({ ...f, nullable: true })));
+  if (src.options.mode === "DROPMALFORMED") {
+    throw sourceOptionRefused(streaming ? 'readStream.format("kafka")' : 'read.format("kafka")', "mode DROPMALFORMED", "Spark's from_json takes PERMISSIVE and FAILFAST only");
+  }
+  const text = create(ExpressionSchema, { exprType: { case: "cast", value: { expr: column("value"), castToType: { case: "type", value: sparkDataType("string") } } } });
+  const options = fn("map", [stringLiteral("mode"), stringLiteral(src.options.mode), stringLiteral("columnNameOfCorruptRecord"), stringLiteral(src.options.columnNameOfCorruptRecord)]);
+  const meta = kafkaFields(src.options.includeHeaders).filter((f) => f.name !== "value");
+  const withStruct = wrap(
+    create(RelationSchema, {
+      relType: {
+        case: "project",
+        value: { input: raw, expressions: [alias(fn("from_json", [text, stringLiteral(ddl), options]), decoded), ...meta.map((f) => column(f.name))] },
+      },
+    }),
+  );
+  return wrap(
+    create(RelationSchema, {
+      relType: {
+        case: "project",
+        value: { input: withStruct, expressions: [...src.valueFields.map((f) => alias(structField(decoded, f.name), f.name)), ...meta.map((f) => column(f.name))] },
+      },
+    }),
+  );
+}
