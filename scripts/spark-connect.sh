@@ -26,7 +26,10 @@
 #
 # Environment: SPARK_CONNECT_PORT (default 15002), SPARK_CONNECT_VERSION (overrides the pom's spark.version),
 # SPARK_CONNECT_JAVA_HOME (else JAVA_HOME, else the java on PATH), SPARK_CONNECT_HEAP_OPTS (default
-# "-Xms256m -Xmx1g"), SPARK_CONNECT_START_TIMEOUT (s, default 180), SPARK_CONNECT_STOP_TIMEOUT (s, default 30).
+# "-Xms256m -Xmx1g"), SPARK_CONNECT_START_TIMEOUT (s, default 180), SPARK_CONNECT_STOP_TIMEOUT (s, default 30),
+# SPARK_CONNECT_TOKEN (the server then requires it, spark.connect.authenticate.token; `remote` prints it as the
+# URL's ;token= parameter and the probe sends it), SPARK_CONNECT_CONF (more Spark settings, "key=value key=value",
+# e.g. the test suite's shorter session timeout and stream duration: src/testing/spark-connect-global-setup.ts).
 # Maven uses its usual local repository (~/.m2 unless its settings say otherwise).
 # To run the tests against another Spark Connect server instead, set SPARK_REMOTE=sc://host:port.
 set -euo pipefail
@@ -128,7 +131,19 @@ server_pid() {
 }
 
 running_port() { if [ -f "$PORT_FILE" ]; then cat "$PORT_FILE"; else echo "$PORT"; fi; }
-remote_url() { echo "sc://$HOST:$1"; }
+remote_url() { echo "sc://$HOST:$1${SPARK_CONNECT_TOKEN:+/;token=$SPARK_CONNECT_TOKEN}"; }
+
+# -D flags of SPARK_CONNECT_CONF's key=value pairs, and of the token.
+extra_settings() {
+  local pair
+  [ -n "${SPARK_CONNECT_TOKEN:-}" ] && echo "-Dspark.connect.authenticate.token=$SPARK_CONNECT_TOKEN"
+  for pair in ${SPARK_CONNECT_CONF:-}; do
+    case $pair in
+      spark.*=*) echo "-D$pair" ;;
+      *) die "SPARK_CONNECT_CONF: \"$pair\" is not spark.key=value" ;;
+    esac
+  done
+}
 
 # Exit 0 when the server at port $1 answers AnalyzePlan and `SELECT 1` within $2 ms; prints its version and
 # how long the query took. Exit 2 when the probe itself cannot run.
@@ -187,6 +202,9 @@ cmd_start() {
   if port_open "$PORT"; then
     die "port $HOST:$PORT is taken by $(port_owner "$PORT" | grep . || echo "another process"); stop that one, set SPARK_CONNECT_PORT, or SPARK_REMOTE to use a running server"
   fi
+  local settings=()
+  extra_settings >/dev/null # in this shell first: a malformed pair stops the start here
+  mapfile -t settings < <(extra_settings)
   start=$(now_ms)
   [ -f "$LOG_FILE" ] && mv -f "$LOG_FILE" "$LOG_FILE.1"
   : >"$LOG_FILE"
@@ -216,7 +234,7 @@ cmd_start() {
     -Dspark.connect.grpc.binding.address="$HOST" -Dspark.connect.grpc.binding.port="$PORT" \
     -Dspark.driver.host="$HOST" -Dspark.driver.bindAddress="$HOST" \
     -Dspark.ui.enabled=false -Dspark.sql.shuffle.partitions=2 \
-    -Dspark.sql.warehouse.dir="$RUN/warehouse" -Dspark.local.dir="$RUN/tmp" \
+    -Dspark.sql.warehouse.dir="$RUN/warehouse" -Dspark.local.dir="$RUN/tmp" "${settings[@]}" \
     -cp "$LIBS/*" "$MAIN_CLASS") >>"$LOG_FILE" 2>&1 </dev/null 9>&- &
   pid=$!
   echo "$pid" >"$PID_FILE"

@@ -95,7 +95,7 @@ export type { AvroSchema } from "./formats/avro/avro-schema-types.js";
 export { avroSchemaOfFields } from "./formats/avro/avro-columns.js";
 export { SchemaRegistryClient } from "./schema-registry/registry-client.js";
 export type { SchemaRegistryOptions } from "./schema-registry/registry-options.js";
-export { StreamingQuery } from "./runtime/streaming-query.js";
+export { MicroBatchStreamingQuery, type StreamingQuery } from "./runtime/streaming-query.js";
 export { StreamingQueryManager } from "./runtime/query-manager.js";
 export type {
   StreamingQueryListener,

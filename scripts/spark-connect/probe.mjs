@@ -25,7 +25,13 @@ try {
   process.exit(2);
 }
 
-const client = createClient(SparkConnectService, createGrpcTransport({ baseUrl: `http://${address}` }));
+// A server started with SPARK_CONNECT_TOKEN requires it on every call.
+const token = process.env.SPARK_CONNECT_TOKEN;
+const withToken = (next) => (req) => {
+  if (token) req.header.set("authorization", `Bearer ${token}`);
+  return next(req);
+};
+const client = createClient(SparkConnectService, createGrpcTransport({ baseUrl: `http://${address}`, interceptors: [withToken] }));
 const session = { sessionId: randomUUID(), userContext: { userId: "sluice" }, clientType: "sluice-probe" };
 const signal = AbortSignal.timeout(timeoutMs);
 try {

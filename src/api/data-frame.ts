@@ -7,7 +7,6 @@ import { mapColumns, type Expr } from "../expr/ast.js";
 import { generatorIndex } from "../expr/generator.js";
 import type { JoinType, LogicalPlan, SortKey } from "../plan/logical.js";
 import { isStreamingPlan, planChildren } from "../plan/logical.js";
-import { explainPlan } from "../plan/explain.js";
 import { schemaOf } from "../plan/schema-of.js";
 import { describeFields } from "../schema/zod-schema.js";
 import { formatTable } from "../sinks/format-table.js";
@@ -30,7 +29,7 @@ import type {
 import { Column, type SortOrder } from "./column.js";
 import { GroupedData } from "./grouped-data.js";
 import { checkGroupingKeys, KeyValueGroupedData } from "./key-value-grouped-data.js";
-import type { SessionInternals } from "./session-internals.js";
+import type { ExplainMode, SessionInternals } from "./session-internals.js";
 import { DataStreamWriter } from "./data-stream-writer.js";
 
 /** Names of S's timestamp columns: what `withWatermark` accepts. */
@@ -279,9 +278,12 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
     process.stdout.write(`root\n${this.schema.map((f) => ` |-- ${f.name}: ${f.type} (nullable = ${f.nullable})`).join("\n")}\n`);
   }
 
-  /** The logical plan as indented text. */
-  explain(): string {
-    return explainPlan(this.plan);
+  /**
+   * The plan as text: Sluice's logical plan, indented, in an embedded session; Spark's plans
+   * (Spark's `explain(mode)`: "simple" the physical plan, "extended" every stage) in a remote one.
+   */
+  explain(mode: ExplainMode = "simple"): Promise<string> {
+    return this.session.explain(this.plan, mode);
   }
 
   toString(): string {

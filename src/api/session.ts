@@ -16,7 +16,7 @@ import type { EngineContext, RetentionSettings } from "../runtime/engine-context
 import { StreamingQueryManager } from "../runtime/query-manager.js";
 import { startStream } from "../runtime/start-stream.js";
 import { executeStatic } from "../runtime/static-execution.js";
-import { StreamingQuery } from "../runtime/streaming-query.js";
+import type { StreamingQuery } from "../runtime/streaming-query.js";
 import type { WriterConfig } from "../runtime/writer-config.js";
 import { closeSourceConnections } from "../sources/source-runtimes.js";
 import { MemorySink } from "../sinks/memory-sink.js";
@@ -34,7 +34,10 @@ import { sqlToDataFrame } from "../sql/run-sql.js";
 import type { SqlServerOptions } from "../config/sql-server-options.js";
 import { SqlServer } from "../sql-server/sql-server.js";
 import { DataFrameReader, DataStreamReader, type SchemaOfArrow } from "./readers.js";
-import type { SessionInternals } from "./session-internals.js";
+import type { ExplainMode, SessionInternals } from "./session-internals.js";
+import { explainPlan } from "../plan/explain.js";
+import { parseConnectionString } from "../remote/client/connection-string.js";
+import { RemoteBackend } from "../remote/remote-backend.js";
 
 /**
  * The entry point, as Spark's SparkSession: readers for streams and static data, the worker pool
@@ -73,6 +76,8 @@ export class Session implements SessionInternals {
   private readonly web: WebServers | null;
   private readonly tempViews = new TempViews();
   private readonly sqlServers = new Set<SqlServer>();
+  /** The Spark Connect server queries run on, or null: the embedded engine. */
+  private readonly remote: RemoteBackend | null;
 
   constructor(options: SessionOptions = {}) {
     const o = validateOptions(sessionOptionsSchema, options, "Session");
@@ -87,6 +92,7 @@ export class Session implements SessionInternals {
     this.checkpointRoot = o.checkpointLocation ?? null;
     this.stopTimeoutMs = o.stopTimeout;
     this.conf = new RuntimeConfig(options.conf);
+    this.remote = o.remote === undefined ? null : remoteBackend(o.remote, this.streams, (id) => this.engine.tableBatches(id));
     this.web = WebServers.start({ ui: o.ui, metrics: o.metrics }, this.streams, () => ({
       retainedProgressUpdates: this.conf.values[UI_RETAINED_PROGRESS_UPDATES],
       retainedQueries: this.conf.values[UI_RETAINED_QUERIES],
@@ -112,6 +118,16 @@ export class Session implements SessionInternals {
    */
   async webReady(): Promise<void> {
     await this.web?.ready;
+  }
+
+  /** True when the session's queries run on a Spark Connect server (`new Session({ remote })`). */
+  get isRemote(): boolean {
+    return this.remote !== null;
+  }
+
+  /** The Spark version that runs the session's queries: the server's (AnalyzePlan) in a remote session; null for the embedded engine. */
+  async sparkVersion(): Promise<string | null> {
+    return this.remote ? this.remote.sparkVersion() : null;
   }
 
   /** Worker threads tasks run in (0: inline on the driver). */
@@ -212,7 +228,7 @@ export class Session implements SessionInternals {
 
   /** Spark's `spark.catalog`: temporary views (`dropTempView`) and memory-sink tables. */
   get catalog(): Catalog {
-    return new Catalog(this.tempViews, () => [...this.memorySinks.keys()]);
+    return new Catalog(this.tempViews, () => (this.remote ? this.remote.memoryTableNames() : [...this.memorySinks.keys()]));
   }
 
   /** @internal `df.createTempView` / `createOrReplaceTempView`. */
@@ -224,6 +240,11 @@ export class Session implements SessionInternals {
   private relation(name: string): DataFrame<any> | undefined {
     const view = this.tempViews.get(name);
     if (view) return view;
+    if (this.remote) {
+      // A memory sink of a remote query fills a table on the server: read there.
+      const table = this.remote.memoryTable(name);
+      return table && new DataFrame(this, { kind: "source", streaming: false, source: { format: "table", tableId: table.tableId, fields: table.fields }, fields: table.fields });
+    }
     const sinkName = this.memorySinks.has(name) ? name : [...this.memorySinks.keys()].find((k) => k.toLowerCase() === name.toLowerCase());
     const sink = sinkName === undefined ? undefined : this.memorySinks.get(sinkName);
     // One table entry per sink, whatever the number of queries that read it (a BI tool polls).
@@ -262,18 +283,24 @@ export class Session implements SessionInternals {
     await this.poolInstance?.destroy();
     this.poolInstance = null;
     await this.web?.close();
+    await this.remote?.close();
   }
 
   // ---- what the runtime needs from the session ----
 
   /** @internal Runs a static plan to one batch, with the same operators streams use. */
   executeStatic(plan: LogicalPlan, action?: string): Promise<Batch> {
-    return executeStatic(this.engine, plan, action);
+    return this.remote ? this.remote.executeStatic(plan, action) : executeStatic(this.engine, plan, action);
   }
 
   /** @internal */
   startStream(plan: LogicalPlan, config: WriterConfig): StreamingQuery {
-    return startStream(this.engine, plan, config);
+    return this.remote ? this.remote.startStream(plan, config) : startStream(this.engine, plan, config);
+  }
+
+  /** @internal */
+  async explain(plan: LogicalPlan, mode: ExplainMode): Promise<string> {
+    return this.remote ? this.remote.explain(plan, mode) : explainPlan(plan);
   }
 
   private get engine(): EngineContext {
@@ -307,4 +334,24 @@ export class Session implements SessionInternals {
       },
     };
   }
+}
+
+/** The backend of `new Session({ remote })`, with the client's settings' defaults. */
+function remoteBackend(
+  option: NonNullable<z.output<typeof sessionOptionsSchema>["remote"]>,
+  streams: StreamingQueryManager,
+  tableBatches: (tableId: string) => readonly Batch[],
+): RemoteBackend {
+  const o = typeof option === "string" ? { url: option } : option;
+  return new RemoteBackend(
+    parseConnectionString(o.url),
+    {
+      keepAliveMs: o.keepAliveInterval ?? 60_000,
+      callTimeoutMs: o.callTimeout ?? 60_000,
+      pingIntervalMs: o.pingInterval ?? 10_000,
+      maxReattachAttempts: o.maxReattachAttempts ?? 5,
+    },
+    streams,
+    { tableBatches },
+  );
 }

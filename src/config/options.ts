@@ -39,6 +39,32 @@ const serverOption = (option: string, defaultPort: number) =>
     .optional();
 export type ServerOption = boolean | { port?: number; host?: string };
 
+const connectionString = z
+  .string({ error: 'remote must be a Spark Connect connection string, e.g. "sc://127.0.0.1:15002"' })
+  .startsWith("sc://", 'remote must be a Spark Connect connection string starting with sc://, e.g. "sc://127.0.0.1:15002"');
+
+/** `remote`: a Spark Connect server, and how the client talks to it. */
+const remoteOption = z.union(
+  [
+    connectionString,
+    z
+      .object({
+        url: connectionString,
+        /** Calls that keep the server's session alive while queries run and nothing else is said: "60 seconds" by default. */
+        keepAliveInterval: duration("remote.keepAliveInterval").optional(),
+        /** Deadline of each short call (analyze, config, release): "60 seconds" by default. */
+        callTimeout: duration("remote.callTimeout").optional(),
+        /** HTTP/2 pings: a server that stops answering is noticed within about twice this; "10 seconds" by default. */
+        pingInterval: duration("remote.pingInterval").optional(),
+        /** Attempts to resume a broken result stream before the operation fails: 5 by default. */
+        maxReattachAttempts: z.number().int("remote.maxReattachAttempts must be a whole number").min(0, "remote.maxReattachAttempts must be 0 or more").optional(),
+      })
+      .strict(),
+  ],
+  { error: 'remote must be a connection string ("sc://host:15002") or { url, keepAliveInterval?, callTimeout?, pingInterval?, maxReattachAttempts? }' },
+);
+export type RemoteOption = z.input<typeof remoteOption>;
+
 export const sessionOptionsSchema = z
   .object({
     /** Worker threads for tasks; 0 runs every task inline on the driver. */
@@ -91,6 +117,12 @@ export const sessionOptionsSchema = z
      * (port 9464 by default).
      */
     metrics: serverOption("metrics", 9464),
+    /**
+     * Run the session's queries on a Spark Connect server instead of in this process: its
+     * connection string ("sc://host:15002/;token=...;use_ssl=true;user_id=..."), or that and the
+     * client's settings. Off (embedded) by default.
+     */
+    remote: remoteOption.optional(),
   })
   .strict()
   .refine((o) => o.taskRetryBackoff === undefined || o.taskRetryMaxBackoff === undefined || o.taskRetryMaxBackoff >= o.taskRetryBackoff, {

@@ -252,4 +252,37 @@ export type RemoteUnsupportedReason =
   | "SCHEMA_REGISTRY"
   | "VALUE_FORMAT"
   | "ARROW_FILES"
-  | "SOURCE_OPTION";
+  | "SOURCE_OPTION"
+  | "FOREACH_BATCH"
+  | "KAFKA_TRANSACTIONS"
+  | "JS_MODULE_OPTION"
+  | "MANUAL_CLOCK";
+
+/**
+ * A Spark Connect server refused or failed a call, or could not be reached. Errors of Spark's keep
+ * its error class, SQLSTATE and message parameters; `code` is the gRPC status ("UNAVAILABLE" when
+ * the server cannot be reached, "UNAUTHENTICATED" for a missing or wrong token...).
+ */
+export class SparkConnectError extends SluiceError {
+  override name = "SparkConnectError";
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly condition: {
+      readonly errorClass?: string;
+      readonly sqlState?: string;
+      readonly messageParameters?: Readonly<Record<string, string>>;
+      /** The server's exception classes, most specific first (e.g. org.apache.spark.sql.AnalysisException). */
+      readonly classes?: readonly string[];
+    } = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  get errorClass(): string | undefined {
+    return this.condition.errorClass;
+  }
+  get sqlState(): string | undefined {
+    return this.condition.sqlState;
+  }
+}

@@ -23,7 +23,7 @@ import type { EngineContext } from "./engine-context.js";
 import { MicroBatchExecution } from "./micro-batch-execution.js";
 import { relayedConfOf } from "./relayed-conf.js";
 import { buildStaticTables } from "./static-execution.js";
-import { StreamingQuery } from "./streaming-query.js";
+import { MicroBatchStreamingQuery, type StreamingQuery } from "./streaming-query.js";
 import type { WriterConfig } from "./writer-config.js";
 
 /**
@@ -82,7 +82,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
   const runId = randomUUID();
   const lock = CheckpointLock.acquire(checkpointDir, { queryId: meta.id, runId });
 
-  const query = new StreamingQuery(
+  const query = new MicroBatchStreamingQuery(
     meta.id,
     runId,
     config.queryName,

@@ -263,7 +263,7 @@ describe("explain() of a union of stateful operators' outputs", () => {
     withSession(0, async (session) => {
       const plain = session.memoryStream(Value).toDF().select("value");
       const deduplicated = session.memoryStream(Value).toDF().dropDuplicates("value");
-      expect(plain.union(deduplicated).explain()).toBe(
+      expect(await plain.union(deduplicated).explain()).toBe(
         [
           "Union",
           ":- Project [value]",

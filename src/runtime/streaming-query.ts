@@ -8,9 +8,38 @@ const RECENT_PROGRESS = 100;
 
 /**
  * A running streaming query, as Spark's `StreamingQuery`: identity (`id` survives restarts from
- * the same checkpoint, `runId` is new per start), status, progress, and control.
+ * the same checkpoint, `runId` is new per start), status, progress, and control. The embedded
+ * engine's queries are `MicroBatchStreamingQuery`; a remote session's run on a Spark Connect server
+ * (remote/remote-streaming-query.ts) and answer the same calls.
  */
-export class StreamingQuery {
+export interface StreamingQuery {
+  /** Unique across restarts from the same checkpoint. */
+  readonly id: string;
+  /** New for every start. */
+  readonly runId: string;
+  readonly name: string | null;
+  readonly isActive: boolean;
+  /** The error that stopped the query, or null. */
+  readonly exception: StreamingQueryException | null;
+  readonly status: StreamingQueryStatus;
+  readonly lastProgress: StreamingQueryProgress | null;
+  /** The latest progress reports, oldest first (Spark's spark.sql.streaming.numRecentProgressUpdates of them). */
+  readonly recentProgress: readonly StreamingQueryProgress[];
+  /**
+   * Waits for the query to end. Rejects with the `StreamingQueryException` if it failed. With a
+   * timeout, resolves to whether the query ended within it.
+   */
+  awaitTermination(timeoutMs?: number): Promise<boolean>;
+  /** Waits until every row available in the sources when called has been processed and committed. */
+  processAllAvailable(): Promise<void>;
+  /** Stops the query and waits until it has stopped. */
+  stop(): Promise<void>;
+  /** The query's plan, as Spark's `StreamingQuery.explain()`. */
+  explain(): string;
+}
+
+/** A query of the embedded engine: its micro-batches run in this process (runtime/micro-batch-execution.ts). */
+export class MicroBatchStreamingQuery implements StreamingQuery {
   private progressLog: StreamingQueryProgress[] = [];
   private failure: StreamingQueryException | null = null;
   private active = true;
@@ -27,7 +56,7 @@ export class StreamingQuery {
     readonly runId: string,
     readonly name: string | null,
     private readonly bus: ListenerBus,
-    start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>,
+    start: (query: MicroBatchStreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>,
     private readonly cleanup: () => Promise<void>,
     /** How long `stop()` waits for the batch in flight (Spark's spark.sql.streaming.stopTimeout). */
     private readonly stopTimeoutMs: number,
@@ -52,7 +81,7 @@ export class StreamingQuery {
     void this.launch(start);
   }
 
-  private async launch(start: (query: StreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>): Promise<void> {
+  private async launch(start: (query: MicroBatchStreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>): Promise<void> {
     try {
       const { execution, done } = await start(this);
       this.execution = execution;

@@ -1,6 +1,8 @@
 // Helpers for tests against a real Spark Connect server. Such tests are named `*.remote.test.ts`: the `remote`
 // vitest project starts the server for them (src/testing/spark-connect-global-setup.ts) and provides its URL.
 import { inject } from "vitest";
+import { Session } from "../api/session.js";
+import type { RemoteOption } from "../config/options.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -27,12 +29,19 @@ export function sparkRemote(): string {
 }
 
 /**
- * The plaintext gRPC address (`http://host:port`) of `sparkRemote()`, for tests that talk to the server with a raw
- * client rather than through a Session. Its parameters (token, user_id, ...) are not applied here.
+ * A session on the test server: keep-alive every 5 s, since the test server closes sessions idle for 30 s
+ * (spark-connect-global-setup.ts).
  */
-export function sparkRemoteHttpUrl(): string {
-  const remote = sparkRemote();
-  const match = /^sc:\/\/(\[[^\]]+\]|[^:/;]+)(?::(\d+))?/.exec(remote);
-  if (!match) throw new Error(`not a Spark Connect URL (sc://host:port): ${remote}`);
-  return `http://${match[1]}:${match[2] ?? "15002"}`;
+export function remoteSession(url: string = sparkRemote(), options: Omit<Exclude<RemoteOption, string>, "url"> = {}): Session {
+  return new Session({ workers: 0, remote: { url, keepAliveInterval: "5 seconds", ...options } });
+}
+
+/** Runs `fn` with a remote session, stopped (its server-side session released) afterwards. */
+export async function withRemoteSession<T>(fn: (session: Session) => Promise<T>, url?: string): Promise<T> {
+  const session = remoteSession(url);
+  try {
+    return await fn(session);
+  } finally {
+    await session.stop();
+  }
 }

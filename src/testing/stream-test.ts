@@ -8,7 +8,7 @@ import type { Session } from "../api/session.js";
 import { batchToRows } from "../batch/rows.js";
 import { type OutputMode, type TriggerInput, toTrigger, triggerSchema } from "../config/options.js";
 import type { StreamingQueryProgress } from "../runtime/progress.js";
-import { StreamingQuery } from "../runtime/streaming-query.js";
+import type { StreamingQuery } from "../runtime/streaming-query.js";
 import type { RowOf, SchemaShape } from "../types/dtype.js";
 import type { ManualClock } from "./manual-clock.js";
 
@@ -309,7 +309,7 @@ export class StreamTest {
       case "execute": {
         await this.settle();
         const query = this.query!;
-        if (!(query instanceof StreamingQuery)) throw new Error(`execute(${a.name}) runs code against the query object, which lives in another process here; write it as an action or a check`);
+        if (!isQueryObject(query)) throw new Error(`execute(${a.name}) runs code against the query object, which lives in another process here; write it as an action or a check`);
         await a.fn(query);
         return;
       }
@@ -385,4 +385,9 @@ function compareRows(what: string, actual: readonly Row[], expected: readonly Ro
   if (!isDeepStrictEqual(sa, se)) {
     throw new Error(`${what} differs${ordered ? " (in order)" : ""}:\n  expected ${JSON.stringify(se)}\n  actual   ${JSON.stringify(sa)}`);
   }
+}
+
+/** A query object of this process (embedded or remote), not a proxy for a query that runs in another process. */
+function isQueryObject(q: QueryRun): q is QueryRun & StreamingQuery {
+  return typeof (q as Partial<StreamingQuery>).explain === "function";
 }
