@@ -37,6 +37,7 @@ export default defineConfig({
             "src/**/*.new-process.test.ts",
             "src/**/*.e2e.test.ts",
             "src/**/*.remote.test.ts",
+            "examples/**/*.remote.test.ts",
           ],
           typecheck: {
             enabled: true,
@@ -88,7 +89,7 @@ export default defineConfig({
           // the Kafka broker too. The global setup starts the server and runs a first query; later queries on a
           // loaded machine can still take seconds each.
           name: "remote",
-          include: ["src/**/*.remote.test.ts"],
+          include: ["src/**/*.remote.test.ts", "examples/**/*.remote.test.ts"],
           globalSetup: ["src/testing/kafka-global-setup.ts", "src/testing/spark-connect-global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 240_000,

@@ -3,6 +3,7 @@
  * Everything public is exported from here.
  */
 export { Session } from "./api/session.js";
+export type { ExplainMode } from "./api/session-internals.js";
 export type { Catalog } from "./api/catalog.js";
 export { RuntimeConfig } from "./api/runtime-config.js";
 export type { SqlConfKey, SqlConfInput } from "./config/sql-conf.js";
@@ -118,6 +119,8 @@ export type { OutputMode, SessionOptions, TriggerInput } from "./config/options.
 export type { ServerOption } from "./config/options.js";
 export type { QueryRunStatus, QueryRunSummary } from "./ui/query-history.js";
 export { SqlServer } from "./sql-server/sql-server.js";
+// Remote sessions (new Session({ remote: "sc://host:15002" })): the option's shape.
+export type { RemoteOption } from "./config/options.js";
 export type { SqlServerAuth, SqlServerOptions } from "./config/sql-server-options.js";
 export type { SinkGuarantee } from "./sinks/sink.js";
 export {
@@ -140,6 +143,7 @@ export {
   SqlServerError,
   RemoteUnsupportedError,
   type RemoteUnsupportedReason,
+  SparkConnectError,
 } from "./errors/errors.js";
 export { ProducerFencedError } from "./sinks/kafka-transactions.js";
 export { KafkaSecurityError } from "./sources/kafka/security-hints.js";

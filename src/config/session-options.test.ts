@@ -55,3 +55,20 @@ describe("Session options for checkpoints and stopping", () => {
     expect(() => parse({ stopTimeout: "never" })).toThrow(/option "stopTimeout": cannot parse "never" as a duration/);
   });
 });
+
+describe("Session options for a Spark Connect server (remote)", () => {
+  it("takes a connection string, or one with the client's settings as Spark durations", () => {
+    expect(parse({ remote: "sc://spark:15002" })).toEqual({ ...DEFAULTS, remote: "sc://spark:15002" });
+    expect(parse({ remote: { url: "sc://spark", keepAliveInterval: "30 seconds", callTimeout: 5000, pingInterval: "2 s", maxReattachAttempts: 3 } })).toEqual({
+      ...DEFAULTS,
+      remote: { url: "sc://spark", keepAliveInterval: 30_000, callTimeout: 5_000, pingInterval: 2_000, maxReattachAttempts: 3 },
+    });
+  });
+
+  it("names the option and the form when a value is wrong", () => {
+    expect(() => parse({ remote: "spark:15002" })).toThrow('Session: option "remote": remote must be a Spark Connect connection string starting with sc://, e.g. "sc://127.0.0.1:15002"');
+    expect(() => parse({ remote: { url: "sc://spark", keepAlive: 1 } })).toThrow('Session: option "remote": Unrecognized key: "keepAlive"');
+    expect(() => parse({ remote: 15002 })).toThrow('Session: option "remote": remote must be a connection string ("sc://host:15002") or { url, keepAliveInterval?, callTimeout?, pingInterval?, maxReattachAttempts? }');
+    expect(() => new Session({ remote: "sc://spark/;use_ssl=maybe" })).toThrow(OptionError);
+  });
+});
