@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AnalysisError } from "../errors/errors.js";
 import { WORKER_COUNTS, withSession } from "../testing/fixtures.js";
 import { addData, checkLastBatch, startStream, stopStream, testStream } from "../testing/stream-test.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import { base64, col, count, first, hex, max, unbase64 } from "./functions.js";
 
 /** A message with a binary payload, declared as Sluice reads bytes from zod. */
@@ -20,11 +20,7 @@ const messages = [
   { id: 4, payload: utf8("Hel") },
 ];
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 
 describe.each(WORKER_COUNTS)("binary columns with %i workers", (workers) => {
   it("select, filter, cast, base64, hex and unbase64 over bytes that are not all text", () =>
@@ -84,8 +80,7 @@ describe("binary columns in output", () => {
 
   it.each(["json", "parquet", "arrow"] as const)("the %s file sink writes the bytes, and reading the folder back gives them", (format) =>
     withSession(0, async (session) => {
-      const d = tempDir("sluice-binary-files-");
-      dirs.push(d);
+      const d = tempFolder("sluice-binary-files-");
       const stream = session.memoryStream(Message);
       const q = stream.toDF().writeStream.format(format).option("path", d.path("out")).option("checkpointLocation", d.path("cp")).start();
       stream.addData(...messages);

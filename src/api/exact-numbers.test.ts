@@ -1,9 +1,9 @@
 import * as arrow from "apache-arrow";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { NumericRangeError } from "../errors/errors.js";
 import { WORKER_COUNTS } from "../testing/fixtures.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import { Session } from "./session.js";
 import type { DataFrame } from "./data-frame.js";
 import { col, count, lit, struct, to_json, window } from "./functions.js";
@@ -42,15 +42,10 @@ function isoMicros(us: bigint): string {
   return `${text.slice(0, -1)}${String(us - ms * 1000n).padStart(3, "0")}Z`;
 }
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 
 function jsonFile(): string {
-  const d = tempDir();
-  dirs.push(d);
+  const d = tempFolder();
   return d.write(
     "rows.jsonl",
     IDS.map((id, i) => `{"id":${id},"t":"${isoMicros(MICROS[i]!)}","v":${V[i]}}`),

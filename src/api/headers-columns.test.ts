@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AnalysisError } from "../errors/errors.js";
 import { fieldsFromZod } from "../schema/zod-schema.js";
 import { WORKER_COUNTS, withSession } from "../testing/fixtures.js";
 import { addData, checkLastBatch, testStream } from "../testing/stream-test.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import { col, count, first, struct, to_json } from "./functions.js";
 
 /** Records with Kafka headers, declared as Spark's array<struct<key: string, value: binary>>. */
@@ -21,11 +21,7 @@ const records = [
   { id: 4, headers: [{ key: "quote\"", value: v() }] },
 ];
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 
 describe("a zod schema declares headers", () => {
   it("as an array of { key: string, value: binary }, and nothing else as an array", () => {
@@ -104,8 +100,7 @@ describe("headers columns in output", () => {
 
   it.each(["json", "parquet", "arrow"] as const)("the %s file sink writes them, and parquet and arrow read them back", (format) =>
     withSession(0, async (session) => {
-      const d = tempDir("sluice-headers-files-");
-      dirs.push(d);
+      const d = tempFolder("sluice-headers-files-");
       const stream = session.memoryStream(Record);
       const q = stream.toDF().writeStream.format(format).option("path", d.path("out")).option("checkpointLocation", d.path("cp")).start();
       stream.addData(...records);

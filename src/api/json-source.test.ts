@@ -3,22 +3,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MalformedRecordError } from "../errors/errors.js";
 import { WORKER_COUNTS, withSession } from "../testing/fixtures.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import { col, count } from "./functions.js";
 
 const Order = z.object({ id: z.int(), item: z.string(), price: z.number() });
 const OrderWithCorrupt = Order.extend({ _corrupt_record: z.string().nullable() });
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-function folder() {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const folder = tempDirs();
 
 const GOOD = [
   { id: 1, item: "tea", price: 2.5 },

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withSession } from "../testing/fixtures.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 
 // Spark's Trigger.AvailableNow reads what its sources hold when the run starts (prepareForTriggerAvailableNow),
 // in as many batches as the rate limits make, and then stops: data that arrives meanwhile waits for the next run.
@@ -9,11 +9,7 @@ import { tempDir } from "../testing/temp-dir.js";
 
 const Value = z.object({ value: z.int32() });
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 
 describe("trigger({ availableNow: true })", () => {
   it("reads a memory stream's rows that were there when it started, however many arrive during the run", () =>
@@ -30,8 +26,7 @@ describe("trigger({ availableNow: true })", () => {
       expect(added).toBe(1);
 
       // The next run reads what arrived meanwhile (from the same checkpoint), and again no more.
-      const checkpoint = tempDir("sluice-ckpt-");
-      dirs.push(checkpoint);
+      const checkpoint = tempFolder("sluice-ckpt-");
       const run = () =>
         input
           .toDF()
@@ -50,8 +45,7 @@ describe("trigger({ availableNow: true })", () => {
 
   it("admits the files there when it started, maxFilesPerTrigger at a time, and none written during the run", () =>
     withSession(1, async (session) => {
-      const d = tempDir();
-      dirs.push(d);
+      const d = tempFolder();
       for (let f = 0; f < 3; f++) d.write(`part-${f}.jsonl`, [{ value: f * 10 }, { value: f * 10 + 1 }]);
       let written = 0;
       session.streams.addListener({ onQueryProgress: () => d.write(`late-${written++}.jsonl`, [{ value: -1 }]) });

@@ -6,19 +6,10 @@ import { FileStreamSource } from "../sources/file/file-stream-source.js";
 import { planFileSplits } from "../sources/file/plan-splits.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { MemoryStreamData, MemoryStreamSource } from "../sources/memory/memory-stream.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import { backlogTotals, SplitProgress } from "./input-progress.js";
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-function folder() {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const folder = tempDirs();
 
 const fileSplit = (path: string, start: number, end: number): InputSplit => ({ kind: "file", path, start, end });
 

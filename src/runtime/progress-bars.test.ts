@@ -3,26 +3,21 @@ import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Session } from "../api/session.js";
 import { MalformedRecordError } from "../errors/errors.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import { TerminalStream } from "../testing/terminal-stream.js";
 import { ERASE_LINE } from "./console-progress.js";
 
 const Click = z.object({ user: z.string(), page: z.string(), durationMs: z.int32() });
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 
 /** `files` JSON-lines files of `rowsPerFile` clicks each. */
 function clickFiles(files: number, rowsPerFile: number) {
-  const d = tempDir();
-  dirs.push(d);
+  const d = tempFolder();
   for (let f = 0; f < files; f++) {
     d.write(`part-${String(f).padStart(3, "0")}.jsonl`, Array.from({ length: rowsPerFile }, (_, i) => ({ user: `u${i % 97}`, page: `/p${f}`, durationMs: i })));
   }

@@ -1,22 +1,17 @@
 import { writeFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { col, count, window } from "../api/functions.js";
 import { CheckpointError, StreamingQueryException } from "../errors/errors.js";
 import { at, withSession } from "../testing/fixtures.js";
-import { tempDir } from "../testing/temp-dir.js";
+import { tempDirs } from "../testing/temp-dirs.js";
 import type { StreamingQueryListener } from "./listener.js";
 
 const Click = z.object({ page: z.string(), time: z.date() });
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 function checkpointDir(): string {
-  const d = tempDir("sluice-ckpt-");
-  dirs.push(d);
+  const d = tempFolder("sluice-ckpt-");
   return d.path("ckpt");
 }
 
@@ -162,8 +157,7 @@ describe("StreamingQuery", () => {
 
   it("fails with a disk error naming the checkpoint path", () =>
     withSession(0, async (session) => {
-      const d = tempDir();
-      dirs.push(d);
+      const d = tempFolder();
       const blocker = d.write("not-a-dir", ["x"]);
       const clicks = session.memoryStream(Click);
       const start = () => clicks.toDF().writeStream.format("memory").queryName("disk").option("checkpointLocation", `${blocker}/ckpt`).start();

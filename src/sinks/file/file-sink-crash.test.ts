@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { batchToRows } from "../../batch/rows.js";
 import { fieldsFromZod } from "../../schema/zod-schema.js";
 import { decodeParquetFile } from "../../formats/parquet-file.js";
 import { withSession } from "../../testing/fixtures.js";
-import { tempDir } from "../../testing/temp-dir.js";
+import { tempDirs } from "../../testing/temp-dirs.js";
 import { committedFiles } from "./committed-files.js";
 
 /**
@@ -63,16 +63,11 @@ function runQuery(args: string[], crashAt?: string): Promise<ChildResult> {
   });
 }
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const tempFolder = tempDirs();
 
 /** Three input files of two events each, oldest first, so batch N reads file N. */
 function input() {
-  const d = tempDir("sluice-file-sink-crash-");
-  dirs.push(d);
+  const d = tempFolder("sluice-file-sink-crash-");
   const t = (k: number) => `2026-01-01T10:00:0${k}.000Z`;
   for (let f = 0; f < 3; f++) {
     const file = d.write(`events-${f}.json`, [0, 1].map((k) => ({ id: 2 * f + k, name: `e${2 * f + k}`, time: t(2 * f + k) })));

@@ -8,22 +8,13 @@ import { batchToRows } from "../../batch/rows.js";
 import { AnalysisError, OptionError } from "../../errors/errors.js";
 import { decodeArrowFile } from "../../formats/arrow-file.js";
 import { at, win, WORKER_COUNTS, withSession } from "../../testing/fixtures.js";
-import { tempDir } from "../../testing/temp-dir.js";
+import { tempDirs } from "../../testing/temp-dirs.js";
 import { committedFiles } from "./committed-files.js";
 
 const Order = z.object({ id: z.int(), item: z.string(), price: z.number().nullable(), time: z.date() });
 const order = (id: number, item: string, price: number | null, time: Date) => ({ id, item, price, time });
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-function folder() {
-  const d = tempDir("sluice-file-sink-query-");
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const folder = tempDirs("sluice-file-sink-query-");
 
 function orderStream(session: Session, d: ReturnType<typeof folder>, format: "json" | "parquet" | "arrow" = "json") {
   const orders = session.memoryStream(Order);

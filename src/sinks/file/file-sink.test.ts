@@ -7,20 +7,11 @@ import { AnalysisError, CheckpointError, SluiceError } from "../../errors/errors
 import { decodeArrowFile } from "../../formats/arrow-file.js";
 import { decodeParquetFile } from "../../formats/parquet-file.js";
 import { at } from "../../testing/fixtures.js";
-import { tempDir } from "../../testing/temp-dir.js";
+import { tempDirs } from "../../testing/temp-dirs.js";
 import type { Fields } from "../../types/dtype.js";
 import { FileSink } from "./file-sink.js";
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-function folder() {
-  const d = tempDir("sluice-file-sink-");
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const folder = tempDirs("sluice-file-sink-");
 
 const QUERY = "0f8e5c7a-2b1d-4e6f-9a3c-5d7e9f1b3c5d";
 const CONTEXT = { queryId: QUERY, checkpointLocation: "/unused", outputMode: "append" } as const;
@@ -155,10 +146,11 @@ describe("FileSink", () => {
   });
 
   it("describes its guarantee", async () => {
-    const sink = await openSink(folder().path("out"));
-    expect([sink.description, sink.guarantee, sink.requiresCheckpoint]).toEqual([`FileSink[${dirs[0]!.path("out")}]`, "idempotent", true]);
+    const d = folder();
+    const sink = await openSink(d.path("out"));
+    expect([sink.description, sink.guarantee, sink.requiresCheckpoint]).toEqual([`FileSink[${d.path("out")}]`, "idempotent", true]);
     expect(sink.describe()).toBe(
-      `FileSink[${dirs[0]!.path("out")}] (idempotent: a batch's json files count once ${dirs[0]!.path("out", "_sluice_metadata")} lists them, and a batch id already listed is skipped)`,
+      `FileSink[${d.path("out")}] (idempotent: a batch's json files count once ${d.path("out", "_sluice_metadata")} lists them, and a batch id already listed is skipped)`,
     );
   });
 

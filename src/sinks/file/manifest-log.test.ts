@@ -1,19 +1,14 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CheckpointError } from "../../errors/errors.js";
-import { tempDir } from "../../testing/temp-dir.js";
+import { tempDirs } from "../../testing/temp-dirs.js";
 import { type ManifestFile, ManifestLog } from "./manifest-log.js";
 
-let dirs: ReturnType<typeof tempDir>[] = [];
+const folder = tempDirs("sluice-manifest-");
 function manifest() {
-  const d = tempDir("sluice-manifest-");
-  dirs.push(d);
+  const d = folder();
   return { log: new ManifestLog(d.path("_sluice_metadata")), dir: d.path("_sluice_metadata"), file: (name: string) => d.path("_sluice_metadata", name) };
 }
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
 
 const QUERY = "5b1c6a36-0a4f-4c43-9d36-1f2f8c1d0a11";
 const part = (batchId: number): ManifestFile => ({ path: `part-${String(batchId).padStart(5, "0")}-00000.json`, size: 10 + batchId, numRows: batchId + 1, modificationTime: 1_767_225_600_000 + batchId });

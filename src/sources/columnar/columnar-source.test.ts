@@ -3,21 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { OptionError } from "../../errors/errors.js";
 import { at, WORKER_COUNTS, withSession } from "../../testing/fixtures.js";
-import { tempDir } from "../../testing/temp-dir.js";
+import { tempDirs } from "../../testing/temp-dirs.js";
 
 const Order = z.object({ id: z.int(), item: z.string(), price: z.number().nullable(), time: z.date() });
 const order = (id: number, item: string, price: number | null, time: Date) => ({ id, item, price, time });
 
-let dirs: ReturnType<typeof tempDir>[] = [];
-function folder() {
-  const d = tempDir("sluice-columnar-source-");
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs) d.remove();
-  dirs = [];
-});
+const folder = tempDirs("sluice-columnar-source-");
 
 describe.each(WORKER_COUNTS)("Parquet and Arrow IPC sources with %i workers", (workers) => {
   it.each(["parquet", "arrow"] as const)("read.format(%j) of a file sink's folder reads every committed row once, and only the columns asked for", (format) =>
