@@ -264,14 +264,16 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
     return new Table(toRecordBatch(await this.execute("toArrow")));
   }
 
-  /** Number of rows. */
+  /** Number of rows: a global `count(*)`, so that only the number travels (from workers, or from a Spark server). */
   async count(): Promise<number> {
-    return (await this.execute("count")).numRows;
+    const counted = this.derive({ kind: "aggregate", input: this.plan, keys: [], aggs: [{ kind: "alias", child: { kind: "agg", fn: "count", child: null }, name: "count" }] });
+    const rows = await counted.collect();
+    return Number((rows[0] as { count?: number | bigint } | undefined)?.count ?? 0);
   }
 
-  /** Prints the first rows as a table, as Spark's `show()`. */
+  /** Prints the first rows as a table, as Spark's `show()`: it reads one row more than it shows, to tell whether there are more. */
   async show(numRows = 20, truncate = true): Promise<void> {
-    process.stdout.write(formatTable(await this.execute("show"), numRows, truncate));
+    process.stdout.write(formatTable(await this.limit(numRows + 1).execute("show"), numRows, truncate));
   }
 
   printSchema(): void {
