@@ -1,11 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import { assertNever, type Expr, type ExprOf, type ScalarFn, unalias } from "../../expr/ast.js";
-import { outputName, resolveType, structFieldName } from "../../expr/resolve.js";
+import { outputName, resolveType, severalColumns, structFieldName } from "../../expr/resolve.js";
 import type { Fields } from "../../types/dtype.js";
 import { type Expression, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
 import { decodeRefusal, encodeRefusal, udfRefused } from "./refusals.js";
 import { dayTimeIntervalLiteral, intervalText, stringLiteral, typedLiteral, untypedNull } from "./spark-literals.js";
-import { sparkDataType, sparkDdl } from "./spark-types.js";
+import { sparkDataType } from "./spark-types.js";
 
 /**
  * Sluice expressions as Spark Connect `Expression` messages, with the function names Spark's
@@ -111,8 +111,10 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
     case "agg":
       // count(*) as Spark's own clients send it: count over an unresolved star.
       return fn(e.fn, [e.child ? c(e.child) : create(ExpressionSchema, { exprType: { case: "unresolvedStar", value: {} } })]);
-    case "decodeValues":
-      return fromJson(e, scope);
+    case "decodeValues": {
+      // It gives several columns: only a select lays them out (compile-relation.ts), as only a select takes it in Sluice.
+      throw decodeRefusal(e) ?? severalColumns(e);
+    }
     case "encodeValues":
       throw encodeRefusal(e);
     case "struct":
@@ -145,19 +147,6 @@ function binaryComparable(e: ExprOf<"cmp">, scope: ExprScope): [Expr, Expr] {
   const isBinary = (x: Expr) => scope.fields !== undefined && !isText(x) && resolveType(x, scope.fields).type === "binary";
   const side = (x: Expr, other: Expr): Expr => (isText(x) && isBinary(other) ? { ...x, type: "binary" } : x);
   return [side(e.left, e.right), side(e.right, e.left)];
-}
-
-/**
- * from_json(child, schema DDL, options) as a struct; the select that holds it expands the struct's
- * fields into columns (compile-relation.ts). Binary values are read as their UTF-8 text, as Sluice does.
- */
-function fromJson(e: ExprOf<"decodeValues">, scope: ExprScope): Expression {
-  const refusal = decodeRefusal(e);
-  if (refusal) throw refusal;
-  const child = compileExpression(e.child, scope);
-  const text = create(ExpressionSchema, { exprType: { case: "cast", value: { expr: child, castToType: { case: "type", value: sparkDataType("string") } } } });
-  const options = fn("map", [stringLiteral("mode"), stringLiteral(e.mode)]);
-  return fn("from_json", [text, stringLiteral(sparkDdl(e.fields.map((f) => ({ ...f, nullable: true })))), options]);
 }
 
 /** The name Sluice gives an expression's output column, which the compiled expression is aliased to. */
