@@ -45,7 +45,8 @@ import {
 } from "../../api/functions.js";
 import { Session } from "../../api/session.js";
 import { at } from "../../testing/fixtures.js";
-import { remoteRows, sorted } from "./remote-parity.js";
+import { compileRelation } from "./compile-relation.js";
+import { fieldsOfSparkSchema, remoteRows, sorted, tablesOf } from "./remote-parity.js";
 import { type SparkTestClient, sparkTestClient } from "./testing-client.js";
 
 /**
@@ -187,6 +188,8 @@ describe("projections and filters", () => {
     expect((await expectSameRows(events.select("id", from_json(col("body"), Payload)), true)).map((r) => r["page"])).toEqual(["/home", null, null, null]);
     await expectSameRows(events.select(from_json(col("body"), Payload.partial()), col("id").plus(1).alias("next")));
     await expectSameRows(salesDf().select(to_json(struct(col("shop"), col("qty"), col("amount").multiply(2), col("time").alias("t"))).alias("json")));
+    await expect(remoteRows(client, session, events.select(from_json(col("body"), Payload, { mode: "FAILFAST" })))).rejects.toThrow(/Malformed records are detected in record parsing of from_json\(body\)/);
+    await expect(events.select(from_json(col("body"), Payload, { mode: "FAILFAST" })).collect()).rejects.toThrow();
   });
 
   it("explode(split(...)) as a generator", async () => {
@@ -268,7 +271,9 @@ describe("sources", () => {
       h: arrow.vectorFromArray([[{ key: "k", value: new Uint8Array([1]) }, { key: "n", value: null }], null, []], headersType),
       dict: arrow.vectorFromArray(["x", "y", "x"]),
     });
-    await expectSameRows(session.fromArrow(table));
+    const df = session.fromArrow(table);
+    await expectSameRows(df);
+    await expectSameRows(df.select(to_json(col("h")).alias("headers"), length(col("bin")).alias("n"), hex(col("bin")).alias("hex"), base64(col("bin")).alias("b64"), col("l").minus(1).alias("l1")));
   });
 
   it("static JSON files with Sluice's rules: required fields, timestamps as text or epoch milliseconds, corrupt records, modes", async () => {
@@ -294,5 +299,39 @@ describe("sources", () => {
     const WithCorrupt = Rec.extend({ _corrupt_record: z.string().nullable() });
     const rows = await expectSameRows(session.read.schema(WithCorrupt).json(file));
     expect(rows.filter((r) => r["_corrupt_record"] !== null)).toHaveLength(4);
+  });
+});
+
+describe("streaming plans compile to relations Spark resolves to Sluice's columns", () => {
+  async function expectSameSchema(df: DataFrame<any>): Promise<void> {
+    const relation = compileRelation(df.plan, await tablesOf(session, df.plan));
+    expect(fieldsOfSparkSchema(await client.schema(relation))).toEqual(df.schema.map((f) => ({ name: f.name, type: f.type })));
+  }
+  const rate = () => session.readStream.format("rate").option("rowsPerSecond", 5).load();
+  const kafka = () => session.readStream.format("kafka").option("kafka.bootstrap.servers", "127.0.0.1:19092").option("subscribe", "clicks").option("startingOffsets", "earliest");
+
+  it("rate with a watermark and a windowed count", async () => {
+    await expectSameSchema(rate().withWatermark("timestamp", "10 seconds").groupBy(window(col("timestamp"), "10 seconds", "5 seconds"), col("value").mod(2).alias("parity")).agg(count().alias("n"), max(col("value"))));
+  });
+
+  it("JSON files with a session window", async () => {
+    const Click = z.object({ user: z.string(), at: z.date(), _corrupt_record: z.string().nullable() });
+    await expectSameSchema(session.readStream.schema(Click).option("maxFilesPerTrigger", 1).json(dir).withWatermark("at", "1 minute").groupBy(session_window(col("at"), "5 minutes"), col("user")).agg(count()));
+  });
+
+  it("Kafka: raw columns with headers, values as text deduplicated within the watermark, JSON values decoded", async () => {
+    await expectSameSchema(kafka().option("includeHeaders", true).load());
+    await expectSameSchema(kafka().load().select(col("value").cast("string").alias("v"), col("timestamp")).withWatermark("timestamp", "5 seconds").dropDuplicatesWithinWatermark("v"));
+    await expectSameSchema(kafka().schema(z.object({ id: z.int32(), at: z.date() })).load());
+  });
+
+  it("stream-stream and stream-static joins", async () => {
+    const clicks = rate().withWatermark("timestamp", "10 seconds");
+    const views = rate().select(col("value").alias("viewId"), col("timestamp").alias("viewAt")).withWatermark("viewAt", "10 seconds");
+    await expectSameSchema(
+      clicks.join(views, col("value").equalTo(col("viewId")).and(col("timestamp").geq(col("viewAt"))).and(col("timestamp").leq(col("viewAt").plus(interval("1 minute")))), "left"),
+    );
+    const names = session.createDataFrame([{ value: 1, name: "one" }], z.object({ value: z.int(), name: z.string() }));
+    await expectSameSchema(rate().join(names, "value", "left"));
   });
 });
