@@ -48,6 +48,9 @@ import type { Batch } from "../../batch/batch.js";
 import { batchToRows } from "../../batch/rows.js";
 import { type LogicalPlan, planChildren } from "../../plan/logical.js";
 import type { DataType } from "../gen/spark/connect/types_pb.js";
+import { RelationSchema } from "../gen/spark/connect/relations_pb.js";
+import { create } from "@bufbuild/protobuf";
+import type { Fields } from "../../types/dtype.js";
 import type { CompileContext } from "./compile-source.js";
 import { batchFromSparkArrow } from "./spark-arrow-batch.js";
 import { at } from "../../testing/fixtures.js";
@@ -374,6 +377,32 @@ describe("sources", () => {
     const WithCorrupt = Rec.extend({ _corrupt_record: z.string().nullable() });
     const rows = await expectSameRows(session.read.schema(WithCorrupt).json(file));
     expect(rows.filter((r) => r["_corrupt_record"] !== null)).toHaveLength(4);
+  });
+});
+
+describe("tables and values that live on the server", () => {
+  const sql = (query: string) => create(RelationSchema, { relType: { case: "sql", value: { query } } });
+
+  it("a remote-table: source reads the server's table by name", async () => {
+    await client.collect(sql("CREATE OR REPLACE TEMP VIEW sluice_counts AS SELECT * FROM VALUES ('a', 1), ('b', 2) AS t(k, n)"));
+    const fields: Fields = [
+      { name: "k", type: "string", nullable: false },
+      { name: "n", type: "int32", nullable: false },
+    ];
+    const plan: LogicalPlan = { kind: "filter", input: { kind: "source", streaming: false, source: { format: "table", tableId: "remote-table:sluice_counts", fields }, fields }, condition: { kind: "cmp", op: ">", left: { kind: "col", name: "n" }, right: { kind: "lit", value: 1, type: "int32" } } };
+    expect(batchToRows(batchFromSparkArrow(await client.collect(compileRelation(plan, { tableBatches: () => [] })), fields))).toEqual([{ k: "b", n: 2 }]);
+  });
+
+  it("decimals Spark computed read as numbers", async () => {
+    const table = await client.collect(sql("SELECT CAST(12.34 AS DECIMAL(10,2)) AS d, CAST(-7 AS DECIMAL(38,0)) AS l"));
+    expect(
+      batchToRows(
+        batchFromSparkArrow(table, [
+          { name: "d", type: "float64", nullable: true },
+          { name: "l", type: "int64", nullable: true },
+        ]),
+      ),
+    ).toEqual([{ d: 12.34, l: -7 }]);
   });
 });
 

@@ -89,6 +89,14 @@ describe("Spark's Arrow results as Sluice batches", () => {
     expect(batch.columns.map((c) => String(c.type))).toEqual(["Int32", "Utf8"]);
   });
 
+  it("reads Spark's decimals as numbers", () => {
+    // Decimal(10, 2): 12.34 and -0.05 unscaled, as 128-bit little-endian words.
+    const words = new Uint32Array([1234, 0, 0, 0, 0, 0, 0, 0, 2 ** 32 - 5, 2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1]);
+    const data = arrow.makeData({ type: new arrow.Decimal(2, 10, 128), length: 3, nullCount: 1, nullBitmap: new Uint8Array([0b101]), data: words });
+    const table = fromSpark(new arrow.Table({ d: arrow.makeVector(data) }));
+    expect(batchToRows(batchFromSparkArrow(table, [{ name: "d", type: "float64", nullable: true }]))).toEqual([{ d: 12.34 }, { d: null }, { d: -0.05 }]);
+  });
+
   it("an empty answer (no Arrow batch at all) is an empty batch of the plan's fields", () => {
     const batch = batchFromSparkArrow(new arrow.Table(), [{ name: "a", type: "timestamp", nullable: true }]);
     expect(batch.numRows).toBe(0);
