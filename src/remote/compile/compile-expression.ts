@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { assertNever, type Expr, type ExprOf, type ScalarFn, unalias } from "../../expr/ast.js";
+import { literalType } from "../../expr/literal.js";
 import { outputName, resolveType, severalColumns, structFieldName } from "../../expr/resolve.js";
 import type { Fields } from "../../types/dtype.js";
 import { type Expression, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
@@ -82,7 +83,7 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
     case "isNull":
       return fn(e.negated ? "isnotnull" : "isnull", [c(e.child)]);
     case "in":
-      return fn("in", [c(e.child), ...e.values.map((v) => (v === null ? untypedNull() : typedLiteral(v, literalTypeOf(v))))]);
+      return fn("in", [c(e.child), ...e.values.map((v) => (v === null ? untypedNull() : typedLiteral(v, literalType(v))))]);
     case "case": {
       // A null branch takes the other branches' type, as in Sluice (resolve.ts): Spark's NullType does that.
       const branch = (x: Expr) => (x.kind === "lit" && x.value === null ? untypedNull() : c(x));
@@ -130,12 +131,6 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
     default:
       return assertNever(e, "expression");
   }
-}
-
-function literalTypeOf(v: string | number | boolean) {
-  if (typeof v === "string") return "string" as const;
-  if (typeof v === "boolean") return "boolean" as const;
-  return Number.isInteger(v) && Math.abs(v) <= 2 ** 31 - 1 ? ("int32" as const) : ("float64" as const);
 }
 
 /**

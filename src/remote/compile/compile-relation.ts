@@ -11,6 +11,7 @@ import { decodeJsonRelations, type JsonDecode, jsonDecodeInputs, jsonDecodeOutpu
 import { type CompileContext, compileSource } from "./compile-source.js";
 import { decodeRefusal, processorRefused } from "./refusals.js";
 import { intervalText } from "./spark-literals.js";
+import { quoteIdentifier } from "./spark-types.js";
 
 /**
  * A Sluice logical plan as a Spark Connect `Relation`: one relation per node (a few nodes take
@@ -81,7 +82,8 @@ class RelationCompiler {
           .reduce((leftInput, rightInput) => this.rel({ case: "setOp", value: { leftInput, rightInput, setOpType: SetOperation_SetOpType.UNION, isAll: true, byName: false } }));
       case "watermark": {
         const input = this.compile(p.input);
-        return this.rel({ case: "withWatermark", value: { input, eventTime: p.column, delayThreshold: intervalText(p.delayMs) } });
+        // Spark parses the event time as a column name (dots separate parts): a name that is not a plain identifier is quoted.
+        return this.rel({ case: "withWatermark", value: { input, eventTime: quoteIdentifier(p.column), delayThreshold: intervalText(p.delayMs) } });
       }
       case "aggregate": {
         const input = this.compile(p.input);

@@ -418,6 +418,18 @@ describe("streaming plans compile to relations Spark resolves to Sluice's column
     await expectSameSchema(rate().withWatermark("timestamp", "10 seconds").groupBy(window(col("timestamp"), "10 seconds", "5 seconds"), col("value").mod(2).alias("parity")).agg(count().alias("n"), max(col("value"))));
   });
 
+  it("names that are not plain identifiers: a watermark's event time, dropDuplicates, a window's start", async () => {
+    await expectSameSchema(
+      rate()
+        .select(col("timestamp").alias("event time"), col("value").alias("v.1"))
+        .withWatermark("event time", "5 seconds")
+        .dropDuplicates("event time", "v.1")
+        .groupBy(window(col("event time"), "10 seconds"))
+        .agg(count().alias("n"))
+        .select(col("window.start"), "n"),
+    );
+  });
+
   it("JSON files with a session window", async () => {
     const Click = z.object({ user: z.string(), at: z.date(), _corrupt_record: z.string().nullable() });
     await expectSameSchema(session.readStream.schema(Click).option("maxFilesPerTrigger", 1).json(dir).withWatermark("at", "1 minute").groupBy(session_window(col("at"), "5 minutes"), col("user")).agg(count()));
