@@ -81,6 +81,7 @@ describe("expressions as Spark Connect messages", () => {
   it("windows with interval texts", () => {
     expect(json({ kind: "window", time: c("t"), sizeMs: 600_000, slideMs: 600_000, startMs: 0 })).toEqual(f("window", attr("`t`"), str("10 minutes"), str("10 minutes")));
     expect(json({ kind: "window", time: c("t"), sizeMs: 3_600_000, slideMs: 1_500, startMs: 300_000 })).toEqual(f("window", attr("`t`"), str("1 hour"), str("1500 milliseconds"), str("5 minutes")));
+    expect(json({ kind: "window", time: c("t"), sizeMs: 60_000, slideMs: 60_000, startMs: -1_000 })).toEqual(f("window", attr("`t`"), str("1 minute"), str("1 minute"), str("-1 second")));
     expect(json({ kind: "sessionWindow", time: c("t"), gapMs: 86_400_000 })).toEqual(f("session_window", attr("`t`"), str("1 day")));
   });
 

@@ -2,7 +2,7 @@ import { toJson } from "@bufbuild/protobuf";
 import * as arrow from "apache-arrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { col, count, explode, split, window } from "../../api/functions.js";
+import { col, count, explode, from_json, split, window } from "../../api/functions.js";
 import { Session } from "../../api/session.js";
 import type { LogicalPlan } from "../../plan/logical.js";
 import { at } from "../../testing/fixtures.js";
@@ -179,5 +179,23 @@ describe("plans as Spark Connect relations", () => {
 
     const words = a.select(col("k"), explode(split(col("line"), " ")).alias("word"));
     expect(json(compileRelation(words.plan, await contextFor(words.plan)))["project"].expressions).toEqual([attr("`k`"), { alias: { expr: f("explode", f("split", attr("`line`"), str(" "), { literal: { integer: -1 } })), name: ["word"] } }]);
+  });
+
+  it("from_json in a select: the parsed struct and text first, then its fields where Sluice puts them", async () => {
+    const T = z.object({ id: z.int32(), body: z.string().nullable() });
+    const df = session.createDataFrame([{ id: 1, body: "{}" }], T).select(col("id"), from_json(col("body"), z.object({ n: z.int32(), at: z.date().nullable() }), { mode: "FAILFAST" }));
+    const out = json(compileRelation(df.plan, await contextFor(df.plan)))["project"];
+    const first = out.input.project.expressions;
+    expect(first.map((e: any) => e.alias?.name[0] ?? e.unresolvedAttribute.unparsedIdentifier)).toEqual(["`id`", "__sluice_json_1", "__sluice_text_1"]);
+    expect(first[1].alias.expr.unresolvedFunction.arguments[1]).toEqual(str("n INT, at STRING, __sluice_unparsed STRING"));
+    expect(out.expressions.map((e: any) => e.alias?.name[0] ?? e.unresolvedAttribute.unparsedIdentifier)).toEqual(["`id`", "n", "at"]);
+    // FAILFAST: the first field raises Spark's error where the record is malformed.
+    expect(JSON.stringify(out.expressions[1])).toContain('"functionName":"raise_error"');
+    expect(JSON.stringify(out.expressions[2])).not.toContain("raise_error");
+  });
+
+  it("a watermark on a column whose name is not a plain identifier is quoted", () => {
+    const df = session.readStream.format("rate").load().select(col("timestamp").alias("event time")).withWatermark("event time", "90 seconds");
+    expect(json(compileRelation(df.plan, noTables))["withWatermark"]).toMatchObject({ eventTime: "`event time`", delayThreshold: "90 seconds" });
   });
 });
