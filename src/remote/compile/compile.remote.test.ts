@@ -290,6 +290,7 @@ describe("aggregations", () => {
   it("tumbling, sliding and offset windows, with window_time and window.start", async () => {
     const df = salesDf();
     await expectSameRows(df.groupBy(window(col("time"), "1 hour"), col("shop")).agg(sum(col("qty")).alias("qty")));
+    await expectSameRows(df.groupBy(window(col("time"), "1 day", "1 day", "7 hours")).agg(count().alias("n")));
     await expectSameRows(
       df
         .groupBy(window(col("time"), "1 hour", "20 minutes", "5 minutes"))
