@@ -67,7 +67,7 @@ describe("expressions as Spark Connect messages", () => {
   });
 
   it("casts to Spark's types, aliases", () => {
-    expect(json({ kind: "cast", child: c("a"), to: "int64" })).toEqual({ cast: { expr: attr("`a`"), type: { long: {} } } });
+    expect(json({ kind: "cast", child: c("a"), to: "int64" })).toEqual({ cast: { expr: attr("`a`"), type: { long: {} }, evalMode: "EVAL_MODE_LEGACY" } });
     expect(json({ kind: "alias", child: c("a"), name: "b" })).toEqual({ alias: { expr: attr("`a`"), name: ["b"] } });
   });
 

@@ -2,8 +2,8 @@ import { create } from "@bufbuild/protobuf";
 import { assertNever, type Expr, type ExprOf, type ScalarFn, unalias } from "../../expr/ast.js";
 import { literalType } from "../../expr/literal.js";
 import { outputName, resolveType, severalColumns, structFieldName } from "../../expr/resolve.js";
-import type { Fields } from "../../types/dtype.js";
-import { type Expression, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
+import type { DType, Fields } from "../../types/dtype.js";
+import { type Expression, Expression_Cast_EvalMode, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
 import { decodeRefusal, encodeRefusal, udfRefused } from "./refusals.js";
 import { dayTimeIntervalLiteral, intervalText, stringLiteral, typedLiteral, untypedNull } from "./spark-literals.js";
 import { sparkDataType } from "./spark-types.js";
@@ -52,6 +52,16 @@ export function column(name: string, scope: ExprScope = {}): Expression {
   });
 }
 
+/**
+ * CAST with Spark's non-ANSI (LEGACY) rules, Sluice's: a value that does not convert is null.
+ * Stated on each cast, so it holds whatever the server session's spark.sql.ansi.enabled.
+ */
+export function cast(expr: Expression, to: DType): Expression {
+  return create(ExpressionSchema, {
+    exprType: { case: "cast", value: { expr, castToType: { case: "type", value: sparkDataType(to) }, evalMode: Expression_Cast_EvalMode.LEGACY } },
+  });
+}
+
 /** Field `member` of the struct column `parent`. */
 export function structField(parent: string, member: string): Expression {
   return create(ExpressionSchema, { exprType: { case: "unresolvedAttribute", value: { unparsedIdentifier: `${backquote(parent)}.${backquote(member)}` } } });
@@ -91,7 +101,7 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
       return fn("when", e.otherwise ? [...args, branch(e.otherwise)] : args);
     }
     case "cast":
-      return create(ExpressionSchema, { exprType: { case: "cast", value: { expr: c(e.child), castToType: { case: "type", value: sparkDataType(e.to) } } } });
+      return cast(c(e.child), e.to);
     case "call":
       return fn(SPARK_FUNCTION[e.fn] ?? e.fn, e.args.map(c));
     case "window":

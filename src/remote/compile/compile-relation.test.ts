@@ -85,7 +85,7 @@ describe("plans as Spark Connect relations", () => {
     expect(Object.keys(read.dataSource.options).filter((k) => !k.startsWith("kafka.")).sort()).toEqual(
       ["failOnDataLoss", "fetchOffset.numRetries", "fetchOffset.retryIntervalMs", "includeHeaders", "kafkaConsumer.pollTimeoutMs", "maxOffsetsPerTrigger", "maxTriggerDelay", "startingOffsets", "startingOffsetsByTimestampStrategy", "subscribe"],
     );
-    expect(out["deduplicate"].input.withWatermark.input.project.expressions).toEqual([{ alias: { expr: { cast: { expr: attr("`value`"), type: { string: {} } } }, name: ["v"] } }, attr("`timestamp`")]);
+    expect(out["deduplicate"].input.withWatermark.input.project.expressions).toEqual([{ alias: { expr: { cast: { expr: attr("`value`"), type: { string: {} }, evalMode: "EVAL_MODE_LEGACY" } }, name: ["v"] } }, attr("`timestamp`")]);
   });
 
   it("a Kafka stream with a JSON record schema: the decoded fields, then Kafka's other columns", () => {

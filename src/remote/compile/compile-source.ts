@@ -91,7 +91,9 @@ function jsonSource(streaming: boolean, src: JsonSourceDesc, fields: Fields, wra
   const blank = fn("rlike", [column("value"), stringLiteral("^[ \\t\\r]*$")]);
   const records = wrap(create(RelationSchema, { relType: { case: "filter", value: { input: lines, condition: fn("not", [blank]) } } }));
   const corrupt = fields.some((f) => f.name === src.options.columnNameOfCorruptRecord) ? src.options.columnNameOfCorruptRecord : null;
-  const decode: JsonDecode = { index: 0, text: column("value"), fields, mode: src.options.mode, corruptColumn: corrupt, where: src.path };
+  // A UTF-8 byte order mark starting a file is not part of its first record (json-lines.ts); Spark's text source keeps it.
+  const text = fn("regexp_replace", [column("value"), stringLiteral("^\uFEFF"), stringLiteral("")]);
+  const decode: JsonDecode = { index: 0, text, fields, mode: src.options.mode, corruptColumn: corrupt, where: src.path };
   return decodeJsonRelations(wrap, records, jsonDecodeInputs(decode), [decode], jsonDecodeOutputs(decode));
 }
 

@@ -361,7 +361,7 @@ describe("sources", () => {
     writeFileSync(
       file,
       [
-        '{"id":1,"name":"x","at":"2026-01-01T10:00:00Z","score":1.5}',
+        '\uFEFF{"id":1,"name":"x","at":"2026-01-01T10:00:00Z","score":1.5}',
         '{"id":2,"at":"2026-01-01 11:30:00.250","score":-2}',
         "",
         "  ",

@@ -2,10 +2,10 @@ import { create } from "@bufbuild/protobuf";
 import { type Relation, RelationSchema } from "../gen/spark/connect/relations_pb.js";
 import type { ReadMode } from "../../formats/read-mode.js";
 import type { Field, Fields } from "../../types/dtype.js";
-import { type Expression, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
-import { alias, column, fn, structField } from "./compile-expression.js";
+import type { Expression } from "../gen/spark/connect/expressions_pb.js";
+import { alias, cast, column, fn, structField } from "./compile-expression.js";
 import { stringLiteral, typedLiteral } from "./spark-literals.js";
-import { sparkDataType, sparkDdl } from "./spark-types.js";
+import { sparkDdl } from "./spark-types.js";
 
 /**
  * JSON text decoded into columns as Sluice decodes it (formats/json-lines.ts), with Spark's
@@ -38,9 +38,6 @@ const structName = (d: JsonDecode) => `__sluice_json_${d.index}`;
 const textName = (d: JsonDecode) => `__sluice_text_${d.index}`;
 /** The column of the parsed struct in which Spark puts the text of a record it could not parse. */
 const PARSE_FAILURE = "__sluice_unparsed";
-
-const cast = (expr: Expression, to: Field["type"]): Expression =>
-  create(ExpressionSchema, { exprType: { case: "cast", value: { expr, castToType: { case: "type", value: sparkDataType(to) } } } });
 
 const valueFields = (d: JsonDecode) => d.fields.filter((f) => f.name !== d.corruptColumn);
 
