@@ -130,8 +130,10 @@ const SLUICE_ONLY: Readonly<Record<string, string>> = {
   "kafka.sasl.login.callback.handler.module": "it names an ES module, which the JVM cannot load; set kafka.sasl.login.callback.handler.class to a Java class on the server instead",
 };
 
+const kafkaWhere = (streaming: boolean) => (streaming ? 'readStream.format("kafka")' : 'read.format("kafka")');
+
 export function kafkaOptions(o: KafkaSourceOptions, streaming: boolean): Record<string, string> {
-  const where = streaming ? 'readStream.format("kafka")' : 'read.format("kafka")';
+  const where = kafkaWhere(streaming);
   const all = o as unknown as Readonly<Record<string, unknown>>;
   for (const [key, why] of Object.entries(SLUICE_ONLY)) if (all[key] !== undefined) throw sourceOptionRefused(where, key, why);
   const out: Record<string, string> = {};
@@ -153,7 +155,7 @@ export function kafkaOptions(o: KafkaSourceOptions, streaming: boolean): Record<
 function kafkaSource(streaming: boolean, src: KafkaSourceDesc, wrap: (r: Relation) => Relation): Relation {
   const raw = wrap(read(streaming, "kafka", undefined, kafkaOptions(src.options, streaming)));
   if (src.valueFields === null || src.values === null) return raw;
-  if (src.values.registry !== null) throw registryRefused('readStream.format("kafka") with a record schema');
+  if (src.values.registry !== null) throw registryRefused(`${kafkaWhere(streaming)} with a record schema`);
   const format = src.values.format.kind === "protobufToParse" ? "protobuf" : src.values.format.kind;
   if (format !== "json") throw valueFormatRefused(`the Kafka source's ${format} values`, format);
   const corrupt = src.valueFields.some((f) => f.name === src.options.columnNameOfCorruptRecord) ? src.options.columnNameOfCorruptRecord : null;
