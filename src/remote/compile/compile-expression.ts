@@ -1,11 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { assertNever, type Expr, type ExprOf, type ScalarFn, unalias } from "../../expr/ast.js";
-import { outputName, resolveType, structFieldName } from "../../expr/resolve.js";
-import type { Fields } from "../../types/dtype.js";
-import { type Expression, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
+import { literalType } from "../../expr/literal.js";
+import { outputName, resolveType, severalColumns, structFieldName } from "../../expr/resolve.js";
+import type { DType, Fields } from "../../types/dtype.js";
+import { type Expression, Expression_Cast_EvalMode, ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
 import { decodeRefusal, encodeRefusal, udfRefused } from "./refusals.js";
 import { dayTimeIntervalLiteral, intervalText, stringLiteral, typedLiteral, untypedNull } from "./spark-literals.js";
-import { sparkDataType, sparkDdl } from "./spark-types.js";
+import { sparkDataType } from "./spark-types.js";
 
 /**
  * Sluice expressions as Spark Connect `Expression` messages, with the function names Spark's
@@ -51,6 +52,16 @@ export function column(name: string, scope: ExprScope = {}): Expression {
   });
 }
 
+/**
+ * CAST with Spark's non-ANSI (LEGACY) rules, Sluice's: a value that does not convert is null.
+ * Stated on each cast, so it holds whatever the server session's spark.sql.ansi.enabled.
+ */
+export function cast(expr: Expression, to: DType): Expression {
+  return create(ExpressionSchema, {
+    exprType: { case: "cast", value: { expr, castToType: { case: "type", value: sparkDataType(to) }, evalMode: Expression_Cast_EvalMode.LEGACY } },
+  });
+}
+
 /** Field `member` of the struct column `parent`. */
 export function structField(parent: string, member: string): Expression {
   return create(ExpressionSchema, { exprType: { case: "unresolvedAttribute", value: { unparsedIdentifier: `${backquote(parent)}.${backquote(member)}` } } });
@@ -82,7 +93,7 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
     case "isNull":
       return fn(e.negated ? "isnotnull" : "isnull", [c(e.child)]);
     case "in":
-      return fn("in", [c(e.child), ...e.values.map((v) => (v === null ? untypedNull() : typedLiteral(v, literalTypeOf(v))))]);
+      return fn("in", [c(e.child), ...e.values.map((v) => (v === null ? untypedNull() : typedLiteral(v, literalType(v))))]);
     case "case": {
       // A null branch takes the other branches' type, as in Sluice (resolve.ts): Spark's NullType does that.
       const branch = (x: Expr) => (x.kind === "lit" && x.value === null ? untypedNull() : c(x));
@@ -90,7 +101,7 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
       return fn("when", e.otherwise ? [...args, branch(e.otherwise)] : args);
     }
     case "cast":
-      return create(ExpressionSchema, { exprType: { case: "cast", value: { expr: c(e.child), castToType: { case: "type", value: sparkDataType(e.to) } } } });
+      return cast(c(e.child), e.to);
     case "call":
       return fn(SPARK_FUNCTION[e.fn] ?? e.fn, e.args.map(c));
     case "window":
@@ -111,8 +122,10 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
     case "agg":
       // count(*) as Spark's own clients send it: count over an unresolved star.
       return fn(e.fn, [e.child ? c(e.child) : create(ExpressionSchema, { exprType: { case: "unresolvedStar", value: {} } })]);
-    case "decodeValues":
-      return fromJson(e, scope);
+    case "decodeValues": {
+      // It gives several columns: only a select lays them out (compile-relation.ts), as only a select takes it in Sluice.
+      throw decodeRefusal(e) ?? severalColumns(e);
+    }
     case "encodeValues":
       throw encodeRefusal(e);
     case "struct":
@@ -130,12 +143,6 @@ export function compileExpression(e: Expr, scope: ExprScope = {}): Expression {
   }
 }
 
-function literalTypeOf(v: string | number | boolean) {
-  if (typeof v === "string") return "string" as const;
-  if (typeof v === "boolean") return "boolean" as const;
-  return Number.isInteger(v) && Math.abs(v) <= 2 ** 31 - 1 ? ("int32" as const) : ("float64" as const);
-}
-
 /**
  * A text literal compared with a binary column stands for its UTF-8 bytes in Sluice (resolve.ts):
  * it is sent as a binary literal, so Spark compares bytes too.
@@ -145,19 +152,6 @@ function binaryComparable(e: ExprOf<"cmp">, scope: ExprScope): [Expr, Expr] {
   const isBinary = (x: Expr) => scope.fields !== undefined && !isText(x) && resolveType(x, scope.fields).type === "binary";
   const side = (x: Expr, other: Expr): Expr => (isText(x) && isBinary(other) ? { ...x, type: "binary" } : x);
   return [side(e.left, e.right), side(e.right, e.left)];
-}
-
-/**
- * from_json(child, schema DDL, options) as a struct; the select that holds it expands the struct's
- * fields into columns (compile-relation.ts). Binary values are read as their UTF-8 text, as Sluice does.
- */
-function fromJson(e: ExprOf<"decodeValues">, scope: ExprScope): Expression {
-  const refusal = decodeRefusal(e);
-  if (refusal) throw refusal;
-  const child = compileExpression(e.child, scope);
-  const text = create(ExpressionSchema, { exprType: { case: "cast", value: { expr: child, castToType: { case: "type", value: sparkDataType("string") } } } });
-  const options = fn("map", [stringLiteral("mode"), stringLiteral(e.mode)]);
-  return fn("from_json", [text, stringLiteral(sparkDdl(e.fields.map((f) => ({ ...f, nullable: true })))), options]);
 }
 
 /** The name Sluice gives an expression's output column, which the compiled expression is aliased to. */

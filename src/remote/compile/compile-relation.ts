@@ -4,12 +4,14 @@ import { outputName } from "../../expr/resolve.js";
 import type { JoinType, LogicalPlan } from "../../plan/logical.js";
 import { schemaOf } from "../../plan/schema-of.js";
 import type { Fields } from "../../types/dtype.js";
-import { Expression_SortOrder_NullOrdering, Expression_SortOrder_SortDirection, type Expression } from "../gen/spark/connect/expressions_pb.js";
+import { Expression_SortOrder_NullOrdering, Expression_SortOrder_SortDirection } from "../gen/spark/connect/expressions_pb.js";
 import { Aggregate_GroupType, Join_JoinType, type Relation, RelationCommonSchema, RelationSchema, SetOperation_SetOpType } from "../gen/spark/connect/relations_pb.js";
-import { alias, column, compileExpression, type ExprScope, namedExpression, structField } from "./compile-expression.js";
+import { column, compileExpression, type ExprScope, namedExpression } from "./compile-expression.js";
+import { decodeJsonRelations, type JsonDecode, jsonDecodeInputs, jsonDecodeOutputs } from "./json-decode.js";
 import { type CompileContext, compileSource } from "./compile-source.js";
-import { processorRefused } from "./refusals.js";
+import { decodeRefusal, processorRefused } from "./refusals.js";
 import { intervalText } from "./spark-literals.js";
+import { quoteIdentifier } from "./spark-types.js";
 
 /**
  * A Sluice logical plan as a Spark Connect `Relation`: one relation per node (a few nodes take
@@ -80,7 +82,8 @@ class RelationCompiler {
           .reduce((leftInput, rightInput) => this.rel({ case: "setOp", value: { leftInput, rightInput, setOpType: SetOperation_SetOpType.UNION, isAll: true, byName: false } }));
       case "watermark": {
         const input = this.compile(p.input);
-        return this.rel({ case: "withWatermark", value: { input, eventTime: p.column, delayThreshold: intervalText(p.delayMs) } });
+        // Spark parses the event time as a column name (dots separate parts): a name that is not a plain identifier is quoted.
+        return this.rel({ case: "withWatermark", value: { input, eventTime: quoteIdentifier(p.column), delayThreshold: intervalText(p.delayMs) } });
       }
       case "aggregate": {
         const input = this.compile(p.input);
@@ -125,24 +128,25 @@ class RelationCompiler {
   }
 
   /**
-   * A select. A top-level from_json gives several columns in Sluice; here it is a struct column
-   * (named `__sluice_decoded_<i>`) in a first Project, whose fields a second Project lays out
-   * where Sluice puts them, every other column passed through by name.
+   * A select. A top-level from_json gives several columns in Sluice: its parsed struct and text go
+   * in a first Project with the other columns, and an output Project lays out its fields where
+   * Sluice puts them (json-decode.ts), every other column passed through by name.
    */
   private project(inputPlan: LogicalPlan, exprs: readonly Expr[]): Relation {
     const input = this.compile(inputPlan);
     const scope: ExprScope = { fields: schemaOf(inputPlan) };
-    const decodedName = (i: number) => `__sluice_decoded_${i}`;
-    if (!exprs.some((e) => e.kind === "decodeValues")) {
-      return this.rel({ case: "project", value: { input, expressions: exprs.map((e) => namedExpression(e, scope)) } });
-    }
-    const first = exprs.map((e, i) => (e.kind === "decodeValues" ? alias(compileExpression(e, scope), decodedName(i)) : namedExpression(e, scope)));
-    const withStructs = this.rel({ case: "project", value: { input, expressions: first } });
+    const decodes = new Map<number, JsonDecode>();
+    exprs.forEach((e, index) => {
+      if (e.kind !== "decodeValues") return;
+      const refusal = decodeRefusal(e);
+      if (refusal) throw refusal;
+      decodes.set(index, { index, text: compileExpression(e.child, scope), fields: e.fields, mode: e.mode, corruptColumn: null, where: outputName(e) });
+    });
+    if (decodes.size === 0) return this.rel({ case: "project", value: { input, expressions: exprs.map((e) => namedExpression(e, scope)) } });
+    const first = exprs.flatMap((e, i) => (decodes.has(i) ? jsonDecodeInputs(decodes.get(i)!) : [namedExpression(e, scope)]));
     const names: Fields = exprs.flatMap((e) => (e.kind === "decodeValues" ? [] : [{ name: outputName(e), type: "string" as const, nullable: true }]));
-    const laidOut: Expression[] = exprs.flatMap((e, i) =>
-      e.kind === "decodeValues" ? e.fields.map((f) => alias(structField(decodedName(i), f.name), f.name)) : [column(outputName(e), { fields: names })],
-    );
-    return this.rel({ case: "project", value: { input: withStructs, expressions: laidOut } });
+    const last = exprs.flatMap((e, i) => (decodes.has(i) ? jsonDecodeOutputs(decodes.get(i)!) : [column(outputName(e), { fields: names })]));
+    return decodeJsonRelations(this.wrap, input, first, [...decodes.values()], last);
   }
 
   /**

@@ -8,12 +8,13 @@ import type { KafkaSourceDesc } from "../../sources/kafka/kafka-desc.js";
 import { kafkaFields } from "../../sources/kafka/kafka-fields.js";
 import { assertNever } from "../../expr/ast.js";
 import { type Relation, RelationSchema } from "../gen/spark/connect/relations_pb.js";
-import { alias, column, fn, structField } from "./compile-expression.js";
-import { ExpressionSchema } from "../gen/spark/connect/expressions_pb.js";
+import { column, fn } from "./compile-expression.js";
+import { decodeJsonRelations, type JsonDecode, jsonDecodeInputs, jsonDecodeOutputs } from "./json-decode.js";
 import { localRelation } from "./local-relation.js";
 import { arrowFilesRefused, memoryStreamRefused, registryRefused, sourceOptionRefused, valueFormatRefused } from "./refusals.js";
 import { stringLiteral } from "./spark-literals.js";
-import { sparkDataType, sparkDdl } from "./spark-types.js";
+import { sparkDdl } from "./spark-types.js";
+import type { Fields } from "../../types/dtype.js";
 
 /** What compiling needs from the session: the rows of its in-memory tables. */
 export interface CompileContext {
@@ -54,7 +55,7 @@ export function compileSource(p: SourcePlan, ctx: CompileContext, wrap: (r: Rela
         }),
       );
     case "json":
-      return wrap(read(p.streaming, "json", sparkDdl(p.fields), jsonOptions(src), [src.path]));
+      return jsonSource(p.streaming, src, p.fields, wrap);
     case "parquet":
       return wrap(read(p.streaming, "parquet", sparkDdl(p.fields), fileSelection(src), [src.path]));
     case "arrow":
@@ -79,9 +80,21 @@ function fileSelection(src: JsonSourceDesc | ColumnarSourceDesc): Record<string,
   };
 }
 
-/** maxPartitionBytes only sizes tasks (Spark's is a session setting, spark.sql.files.maxPartitionBytes): rows are the same without it. */
-function jsonOptions(src: JsonSourceDesc): Record<string, string> {
-  return { mode: src.options.mode, columnNameOfCorruptRecord: src.options.columnNameOfCorruptRecord, ...fileSelection(src) };
+/**
+ * JSON lines as Sluice reads them: Spark's text source gives the lines (maxFilesPerTrigger and
+ * pathGlobFilter apply to it as to its JSON source), blank lines are skipped as by both JSON
+ * readers, and json-decode.ts parses each line with Sluice's rules and modes. maxPartitionBytes
+ * only sizes tasks (Spark's is a session setting): rows are the same without it.
+ */
+function jsonSource(streaming: boolean, src: JsonSourceDesc, fields: Fields, wrap: (r: Relation) => Relation): Relation {
+  const lines = wrap(read(streaming, "text", undefined, fileSelection(src), [src.path]));
+  const blank = fn("rlike", [column("value"), stringLiteral("^[ \\t\\r]*$")]);
+  const records = wrap(create(RelationSchema, { relType: { case: "filter", value: { input: lines, condition: fn("not", [blank]) } } }));
+  const corrupt = fields.some((f) => f.name === src.options.columnNameOfCorruptRecord) ? src.options.columnNameOfCorruptRecord : null;
+  // A UTF-8 byte order mark starting a file is not part of its first record (json-lines.ts); Spark's text source keeps it.
+  const text = fn("regexp_replace", [column("value"), stringLiteral("^\uFEFF"), stringLiteral("")]);
+  const decode: JsonDecode = { index: 0, text, fields, mode: src.options.mode, corruptColumn: corrupt, where: src.path };
+  return decodeJsonRelations(wrap, records, jsonDecodeInputs(decode), [decode], jsonDecodeOutputs(decode));
 }
 
 /** Options of Spark's Kafka source that Sluice's has too, under the same names. */
@@ -117,8 +130,10 @@ const SLUICE_ONLY: Readonly<Record<string, string>> = {
   "kafka.sasl.login.callback.handler.module": "it names an ES module, which the JVM cannot load; set kafka.sasl.login.callback.handler.class to a Java class on the server instead",
 };
 
+const kafkaWhere = (streaming: boolean) => (streaming ? 'readStream.format("kafka")' : 'read.format("kafka")');
+
 export function kafkaOptions(o: KafkaSourceOptions, streaming: boolean): Record<string, string> {
-  const where = streaming ? 'readStream.format("kafka")' : 'read.format("kafka")';
+  const where = kafkaWhere(streaming);
   const all = o as unknown as Readonly<Record<string, unknown>>;
   for (const [key, why] of Object.entries(SLUICE_ONLY)) if (all[key] !== undefined) throw sourceOptionRefused(where, key, why);
   const out: Record<string, string> = {};
@@ -140,31 +155,13 @@ export function kafkaOptions(o: KafkaSourceOptions, streaming: boolean): Record<
 function kafkaSource(streaming: boolean, src: KafkaSourceDesc, wrap: (r: Relation) => Relation): Relation {
   const raw = wrap(read(streaming, "kafka", undefined, kafkaOptions(src.options, streaming)));
   if (src.valueFields === null || src.values === null) return raw;
-  if (src.values.registry !== null) throw registryRefused('readStream.format("kafka") with a record schema');
+  if (src.values.registry !== null) throw registryRefused(`${kafkaWhere(streaming)} with a record schema`);
   const format = src.values.format.kind === "protobufToParse" ? "protobuf" : src.values.format.kind;
   if (format !== "json") throw valueFormatRefused(`the Kafka source's ${format} values`, format);
-  const decoded = "__sluice_value";
-  const ddl = sparkDdl(src.valueFields.map((f) => ({ ...f, nullable: true })));
-  if (src.options.mode === "DROPMALFORMED") {
-    throw sourceOptionRefused(streaming ? 'readStream.format("kafka")' : 'read.format("kafka")', "mode DROPMALFORMED", "Spark's from_json takes PERMISSIVE and FAILFAST only");
-  }
-  const text = create(ExpressionSchema, { exprType: { case: "cast", value: { expr: column("value"), castToType: { case: "type", value: sparkDataType("string") } } } });
-  const options = fn("map", [stringLiteral("mode"), stringLiteral(src.options.mode), stringLiteral("columnNameOfCorruptRecord"), stringLiteral(src.options.columnNameOfCorruptRecord)]);
-  const meta = kafkaFields(src.options.includeHeaders).filter((f) => f.name !== "value");
-  const withStruct = wrap(
-    create(RelationSchema, {
-      relType: {
-        case: "project",
-        value: { input: raw, expressions: [alias(fn("from_json", [text, stringLiteral(ddl), options]), decoded), ...meta.map((f) => column(f.name))] },
-      },
-    }),
-  );
-  return wrap(
-    create(RelationSchema, {
-      relType: {
-        case: "project",
-        value: { input: withStruct, expressions: [...src.valueFields.map((f) => alias(structField(decoded, f.name), f.name)), ...meta.map((f) => column(f.name))] },
-      },
-    }),
-  );
+  const corrupt = src.valueFields.some((f) => f.name === src.options.columnNameOfCorruptRecord) ? src.options.columnNameOfCorruptRecord : null;
+  const decode: JsonDecode = { index: 0, text: column("value"), fields: src.valueFields, mode: src.options.mode, corruptColumn: corrupt, where: "the Kafka source's values" };
+  const meta = kafkaFields(src.options.includeHeaders)
+    .filter((f) => f.name !== "value")
+    .map((f) => column(f.name));
+  return decodeJsonRelations(wrap, raw, [...jsonDecodeInputs(decode), ...meta], [decode], [...jsonDecodeOutputs(decode), ...meta]);
 }

@@ -1,7 +1,8 @@
 import * as arrow from "apache-arrow";
 import { type Batch, emptyBatch, makeBatch, utf8FromStrings } from "../../batch/batch.js";
 import { concatBatches } from "../../batch/concat.js";
-import { canonicalColumn } from "../../batch/numeric-columns.js";
+import { canonicalColumn, float64Column } from "../../batch/numeric-columns.js";
+import { nullProps, readValidity } from "../../batch/validity.js";
 import { columnFromValues, columnValues } from "../../batch/rows.js";
 import { InternalError } from "../../errors/errors.js";
 import type { Field, Fields } from "../../types/dtype.js";
@@ -58,10 +59,31 @@ function sluiceColumn(data: arrow.Data, field: Field, n: number): arrow.Data {
     case "float64":
     case "int32":
     case "int64":
+      if (arrow.DataType.isDecimal(t)) return canonicalColumn(decimalsAsDoubles(data), field.type, field.name);
       if (!arrow.DataType.isInt(t) && !arrow.DataType.isFloat(t)) throw new InternalError(`${where}: expected numbers`);
       return canonicalColumn(data, field.type, field.name);
     case "timestamp":
       if (!arrow.DataType.isTimestamp(t) && !arrow.DataType.isDate(t)) throw new InternalError(`${where}: expected timestamps`);
       return canonicalColumn(data, "timestamp", field.name);
   }
+}
+
+/**
+ * Spark's DECIMAL (Arrow Decimal128: four little-endian 32-bit words per value, two's complement)
+ * as doubles, which the numeric rules then convert to the field's type. Sluice's own types never
+ * make Spark choose a decimal; a table on the server may hold one.
+ */
+function decimalsAsDoubles(data: arrow.Data): arrow.Data {
+  const words = data.values as Uint32Array;
+  const scale = 10 ** (data.type as arrow.Decimal).scale;
+  const values = new Float64Array(data.length);
+  const valid = readValidity(data);
+  for (let i = 0; i < data.length; i++) {
+    if (valid !== null && !valid[i]) continue;
+    const w = 4 * i;
+    const unscaled = BigInt.asIntN(128, BigInt(words[w]!) | (BigInt(words[w + 1]!) << 32n) | (BigInt(words[w + 2]!) << 64n) | (BigInt(words[w + 3]!) << 96n));
+    values[i] = Number(unscaled) / scale;
+  }
+  const { nullBitmap, nullCount } = nullProps(valid, data.length);
+  return float64Column(values, nullBitmap, nullCount);
 }

@@ -72,9 +72,10 @@ const UNITS: readonly [string, number][] = [
  * in the largest unit that holds it exactly: 10000 → "10 seconds", 90000 → "90 seconds".
  */
 export function intervalText(ms: number): string {
-  if (!Number.isInteger(ms) || ms < 0) throw new InternalError(`interval of ${ms} ms has no Spark text`);
+  if (!Number.isInteger(ms)) throw new InternalError(`interval of ${ms} ms has no Spark text`);
   if (ms === 0) return "0 seconds";
+  // A window's start time may be negative (an offset back in time): the text is signed.
   const [unit, size] = UNITS.find(([, size]) => ms % size === 0)!;
   const n = ms / size;
-  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+  return `${n} ${unit}${Math.abs(n) === 1 ? "" : "s"}`;
 }

@@ -4,6 +4,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import * as arrow from "apache-arrow";
 import { SparkConnectService } from "../gen/spark/connect/base_pb.js";
 import type { Relation } from "../gen/spark/connect/relations_pb.js";
+import type { DataType } from "../gen/spark/connect/types_pb.js";
 import { REMOTE_SESSION_CONF } from "./session-conf.js";
 
 /**
@@ -14,6 +15,8 @@ import { REMOTE_SESSION_CONF } from "./session-conf.js";
 export interface SparkTestClient {
   /** Runs the relation (ExecutePlan, root) and returns every Arrow batch it answered with, as one table. */
   collect(relation: Relation): Promise<arrow.Table>;
+  /** The schema Spark's analyzer gives the relation (AnalyzePlan), without running it: streaming plans too. */
+  schema(relation: Relation): Promise<DataType>;
   /** Releases the server session (its queries and tables go with it). */
   close(): Promise<void>;
 }
@@ -43,6 +46,11 @@ export async function sparkTestClient(): Promise<SparkTestClient> {
         batches.push(...table.batches);
       }
       return batches.length > 0 ? new arrow.Table(batches) : new arrow.Table(schema ?? new arrow.Schema([]));
+    },
+    async schema(relation) {
+      const r = await client.analyzePlan({ ...base, analyze: { case: "schema", value: { plan: { opType: { case: "root", value: relation } } } } });
+      if (r.result.case !== "schema" || !r.result.value.schema) throw new Error(`AnalyzePlan answered ${r.result.case} without a schema`);
+      return r.result.value.schema;
     },
     async close() {
       await client.releaseSession(base);
