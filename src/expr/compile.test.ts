@@ -1,3 +1,4 @@
+import { literalExpr } from "./literal.js";
 import * as arrow from "apache-arrow";
 import { describe, expect, it } from "vitest";
 import { type Batch, field, makeBatch, utf8FromStrings } from "../batch/batch.js";
@@ -183,6 +184,11 @@ describe("CASE WHEN", () => {
     };
     expect(valuesOf(e, batch)).toEqual([1, -0.5, -1, 3]);
     expect(evaluate(e, batch).type).toBeInstanceOf(arrow.Float64);
+  });
+
+  it("a null literal branch of another type (otherwise(lit(null))) gives nulls, as Spark's NullType", () => {
+    const e: Expr = { kind: "case", branches: [{ when: cmp(">", col("j"), lit(1, "int32")), then: col("j") }], otherwise: literalExpr(null) };
+    expect(valuesOf(e, batch)).toEqual([null, 2, null, 3]);
   });
 
   it("gives null when nothing matches and there is no otherwise", () => {

@@ -81,21 +81,21 @@ export function caseWhen(conditions: readonly BoolVec[], values: readonly Vec[],
   const first = values[0];
   switch (first.kind) {
     case "num":
-      return { kind: "num", values: pick(choice, values.map((v) => (v as typeof first).values), new Float64Array(n)), valid };
+      return { kind: "num", values: pick(choice, valid, values.map((v) => (v as typeof first).values), new Float64Array(n)), valid };
     case "bool":
-      return { kind: "bool", values: pick(choice, values.map((v) => (v as typeof first).values), new Uint8Array(n)), valid };
+      return { kind: "bool", values: pick(choice, valid, values.map((v) => (v as typeof first).values), new Uint8Array(n)), valid };
     case "win":
       return {
         kind: "win",
-        start: pick(choice, values.map((v) => (v as typeof first).start), new Float64Array(n)),
-        end: pick(choice, values.map((v) => (v as typeof first).end), new Float64Array(n)),
+        start: pick(choice, valid, values.map((v) => (v as typeof first).start), new Float64Array(n)),
+        end: pick(choice, valid, values.map((v) => (v as typeof first).end), new Float64Array(n)),
         valid,
       };
     case "str": {
       const builder = new Utf8Builder(n);
       for (let i = 0; i < n; i++) {
         const k = choice[i];
-        if (k < 0) {
+        if (k < 0 || valid[i] === 0) {
           builder.endRow();
           continue;
         }
@@ -111,10 +111,14 @@ export function caseWhen(conditions: readonly BoolVec[], values: readonly Vec[],
   }
 }
 
-function pick<T extends Float64Array | Uint8Array>(choice: Int32Array, sources: readonly ArrayLike<number>[], out: T): T {
+/**
+ * Each row's value from the branch `choice` names. A row whose chosen value is null is not read: a
+ * null literal branch (`otherwise(lit(null))`) may be a vector of another kind, with no values at all.
+ */
+function pick<T extends Float64Array | Uint8Array>(choice: Int32Array, valid: Uint8Array, sources: readonly ArrayLike<number>[], out: T): T {
   for (let i = 0; i < choice.length; i++) {
     const k = choice[i];
-    if (k >= 0) out[i] = sources[k][i];
+    if (k >= 0 && valid[i] === 1) out[i] = sources[k][i];
   }
   return out;
 }
