@@ -1,5 +1,5 @@
 import type * as arrow from "apache-arrow";
-import { toRecordBatch } from "../batch/batch.js";
+import { type Batch, toRecordBatch } from "../batch/batch.js";
 import { batchToRows } from "../batch/rows.js";
 import { watermarkDelayMs } from "../config/watermark-delay.js";
 import { AnalysisError } from "../errors/errors.js";
@@ -246,7 +246,7 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
   // ---- actions on static DataFrames ----
 
   /** `action` names the work on the console progress bar. */
-  private async execute(action: string) {
+  private async execute(action: string): Promise<Batch> {
     if (this.isStreaming) {
       throw new AnalysisError("Queries with streaming sources must be executed with writeStream.start()");
     }
@@ -267,7 +267,7 @@ export class DataFrame<S extends SchemaShape = SchemaShape> {
   /** Number of rows: a global `count(*)`, so that only the number travels (from workers, or from a Spark server). */
   async count(): Promise<number> {
     const counted = this.derive({ kind: "aggregate", input: this.plan, keys: [], aggs: [{ kind: "alias", child: { kind: "agg", fn: "count", child: null }, name: "count" }] });
-    const rows = await counted.collect();
+    const rows = batchToRows(await counted.execute("count"));
     return Number((rows[0] as { count?: number | bigint } | undefined)?.count ?? 0);
   }
 

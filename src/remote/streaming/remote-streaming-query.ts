@@ -150,7 +150,14 @@ export class RemoteStreamingQuery implements StreamingQuery {
 
   /** @internal A terminated event from the server's listener bus. */
   onTerminated(e: { exception?: string | null; errorClassOnException?: string | null }): void {
-    this.end(e.exception ? this.exceptionOf(e.exception, e.errorClassOnException ?? undefined) : null);
+    if (!e.exception) {
+      this.end(null);
+      return;
+    }
+    // The event carries the failure with its JVM stack trace: the exception command has Spark's message
+    // alone (and the stack apart). Without an answer, the event's first line serves.
+    const fallback = this.exceptionOf(e.exception.split("\n")[0]!, e.errorClassOnException ?? undefined);
+    this.settle().catch(() => this.end(fallback));
   }
 
   /** Records the end once, whoever learns of it first (the listener bus, a command's answer). */
