@@ -112,6 +112,31 @@ describe("streaming queries on a Spark Connect server", () => {
       expect(events.filter((e) => e.startsWith("progress")).length).toBeGreaterThanOrEqual(2);
     }));
 
+  it("writes Parquet and JSON files (availableNow) that Spark and Sluice both read back, and prints to the server's console", () =>
+    withRemoteSession(async (session) => {
+      const input = folder();
+      input.write("1.jsonl", SALES);
+      const out = folder();
+      for (const format of ["parquet", "json"] as const) {
+        const query = session.readStream
+          .schema(Sale)
+          .json(input.dir)
+          .writeStream.format(format)
+          .option("checkpointLocation", out.path(`${format}-checkpoint`))
+          .trigger({ availableNow: true })
+          .start(out.path(format));
+        expect(await query.awaitTermination(60_000)).toBe(true);
+        expect(query.lastProgress?.sink.description).toMatch(new RegExp(`^FileSink\\[.*${format}\\]$`));
+      }
+      const byQty = (rows: { shop: string; qty: number }[]) => [...rows].sort((a, b) => a.qty - b.qty);
+      expect(byQty(await session.read.schema(Sale).parquet(out.path("parquet")).collect())).toEqual(byQty(SALES));
+      expect(byQty(await session.read.schema(Sale).json(out.path("json")).collect())).toEqual(byQty(SALES));
+      const printed = session.readStream.schema(Sale).json(input.dir).writeStream.format("console").option("checkpointLocation", out.path("console-checkpoint")).start();
+      await printed.processAllAvailable();
+      expect(printed.lastProgress?.sink).toMatchObject({ description: expect.stringMatching(/Console/), numOutputRows: 3 });
+      await printed.stop();
+    }));
+
   it("awaitTermination(timeout) outlasts the server's stream limit by reattaching, and answers false for a running query", () =>
     withRemoteSession(async (session) => {
       const query = session.readStream.format("rate").option("rowsPerSecond", 5).load().writeStream.format("memory").queryName("remote_rate").start();
