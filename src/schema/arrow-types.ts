@@ -2,8 +2,14 @@ import * as arrow from "apache-arrow";
 import { AnalysisError } from "../errors/errors.js";
 import type { DType, Field, Fields } from "../types/dtype.js";
 
-/** The Arrow type that stores each Sluice column type. */
-export function arrowType(t: DType): arrow.DataType {
+/** Sluice's own timestamps: milliseconds, no time zone; a window's bounds are never null. */
+const SLUICE_TIMESTAMPS = { type: () => new arrow.TimestampMillisecond(), windowNullable: false };
+
+/**
+ * The Arrow type that stores each Sluice column type. Another engine may want its timestamps in
+ * another unit (Spark: microseconds in UTC) and window bounds nullable: `timestamps` says so.
+ */
+export function arrowType(t: DType, timestamps: { readonly type: () => arrow.DataType; readonly windowNullable: boolean } = SLUICE_TIMESTAMPS): arrow.DataType {
   switch (t) {
     case "string":
       return new arrow.Utf8();
@@ -16,11 +22,11 @@ export function arrowType(t: DType): arrow.DataType {
     case "boolean":
       return new arrow.Bool();
     case "timestamp":
-      return new arrow.TimestampMillisecond();
+      return timestamps.type();
     case "window":
       return new arrow.Struct([
-        new arrow.Field("start", new arrow.TimestampMillisecond(), false),
-        new arrow.Field("end", new arrow.TimestampMillisecond(), false),
+        new arrow.Field("start", timestamps.type(), timestamps.windowNullable),
+        new arrow.Field("end", timestamps.type(), timestamps.windowNullable),
       ]);
     case "binary":
       return new arrow.Binary();

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import * as arrow from "apache-arrow";
+import { arrowType } from "../../schema/arrow-types.js";
 import type { Batch } from "../../batch/batch.js";
 import { utf8FromStrings } from "../../batch/batch.js";
 import { columnValues } from "../../batch/rows.js";
@@ -32,30 +33,12 @@ export function sparkArrowStream(batches: readonly Batch[], fields: Fields): Uin
   return arrow.tableToIPC(new arrow.Table(schema, recordBatches), "stream");
 }
 
-const sparkTimestamp = () => new arrow.TimestampMicrosecond("UTC");
+/** Spark's timestamps: microseconds in UTC; its window structs' bounds are nullable. */
+const SPARK_TIMESTAMPS = { type: () => new arrow.TimestampMicrosecond("UTC"), windowNullable: true };
 
 /** The Arrow type Spark reads as the Spark type of a Sluice column (spark-types.ts). */
 function sparkArrowType(t: DType): arrow.DataType {
-  switch (t) {
-    case "string":
-      return new arrow.Utf8();
-    case "float64":
-      return new arrow.Float64();
-    case "int32":
-      return new arrow.Int32();
-    case "int64":
-      return new arrow.Int64();
-    case "boolean":
-      return new arrow.Bool();
-    case "timestamp":
-      return sparkTimestamp();
-    case "window":
-      return new arrow.Struct([new arrow.Field("start", sparkTimestamp(), true), new arrow.Field("end", sparkTimestamp(), true)]);
-    case "binary":
-      return new arrow.Binary();
-    case "headers":
-      return new arrow.List(new arrow.Field("element", new arrow.Struct([new arrow.Field("key", new arrow.Utf8(), false), new arrow.Field("value", new arrow.Binary(), true)]), false));
-  }
+  return arrowType(t, SPARK_TIMESTAMPS);
 }
 
 /** A Sluice column in the Arrow type Spark expects for its field. */
@@ -83,5 +66,5 @@ function microsFromMillis(data: arrow.Data): arrow.Data {
   const millis = data.values as BigInt64Array;
   const micros = new BigInt64Array(data.length);
   for (let i = 0; i < data.length; i++) micros[i] = millis[i]! * 1000n;
-  return new arrow.Data(sparkTimestamp(), data.offset, data.length, data.nullCount > 0 ? data.nullCount : 0, [undefined, micros, data.nullCount > 0 ? data.nullBitmap : undefined] as never);
+  return new arrow.Data(SPARK_TIMESTAMPS.type(), data.offset, data.length, data.nullCount > 0 ? data.nullCount : 0, [undefined, micros, data.nullCount > 0 ? data.nullBitmap : undefined] as never);
 }
