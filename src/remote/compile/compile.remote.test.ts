@@ -55,7 +55,7 @@ import type { CompileContext } from "./compile-source.js";
 import { batchFromSparkArrow } from "./spark-arrow-batch.js";
 import { at } from "../../testing/fixtures.js";
 import { compileRelation } from "./compile-relation.js";
-import { type SparkTestClient, sparkTestClient } from "./testing-client.js";
+import { type SparkTestClient, sparkTestClient } from "./test-client.js";
 
 /**
  * Each plan shape compiled, run on the Spark Connect server (SPARK_REMOTE) and read back: the rows
