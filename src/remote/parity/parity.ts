@@ -112,3 +112,16 @@ export async function runBoth(scenario: StreamScenario): Promise<void> {
 
 /** Input rows of (key, time in seconds): the event-time streams of most scenarios. */
 export const events = (...kt: [string, number][]) => kt.map(([key, time]) => ({ key, time }));
+
+/**
+ * Each batch that read rows, as its progress reports it: rows read, the watermark in force, and the rows a
+ * stateful operator dropped as late (batches without data, and Spark's idle reports, are left out).
+ */
+export function batchFigures(q: StreamingQuery): { rows: number; watermark: string | undefined; dropped: number }[] {
+  return q.recentProgress
+    .filter((p) => p.numInputRows > 0)
+    .map((p) => ({ rows: p.numInputRows, watermark: p.eventTime.watermark, dropped: p.stateOperators.reduce((n, o) => n + o.numRowsDroppedByWatermark, 0) }));
+}
+
+/** The ISO text of `s` seconds after the epoch, as progress reports a watermark. */
+export const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
