@@ -9,6 +9,7 @@ import type { StreamingQuery } from "../../runtime/streaming-query.js";
 import { remoteSession } from "../../testing/spark-connect.js";
 import { tempDir } from "../../testing/temp-dir.js";
 import { sorted } from "../compile/remote-parity.js";
+import type { RemoteBackend } from "../remote-backend.js";
 
 export type Row = Record<string, unknown>;
 export type OutputMode = "append" | "update" | "complete";
@@ -125,3 +126,23 @@ export function batchFigures(q: StreamingQuery): { rows: number; watermark: stri
 
 /** The ISO text of `s` seconds after the epoch, as progress reports a watermark. */
 export const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
+
+/**
+ * The names (else ids) of the queries active in the remote session's server-side session, as the server
+ * answers StreamingQueryManager.active: what runs on the server, whatever this process believes.
+ */
+export async function activeOnServer(session: Session): Promise<string[]> {
+  // The session's own client: a server-side session's queries are visible to that session only.
+  const backend = (session as unknown as { remote: RemoteBackend | null }).remote;
+  if (!backend) throw new Error("activeOnServer needs a remote session");
+  const responses = await backend.client.executeAll(
+    { opType: { case: "command", value: { commandType: { case: "streamingQueryManagerCommand", value: { command: { case: "active", value: true } } } } } },
+    "active queries",
+  );
+  for (const r of responses) {
+    if (r.responseType.case === "streamingQueryManagerCommandResult" && r.responseType.value.resultType.case === "active") {
+      return r.responseType.value.resultType.value.activeQueries.map((q) => q.name ?? q.id?.id ?? "");
+    }
+  }
+  throw new Error("the server answered StreamingQueryManager.active without a list");
+}
