@@ -3,7 +3,7 @@
 // are reported by their start in seconds; the watermark is 10 seconds behind the largest event time seen.
 import { describe, it } from "vitest";
 import { z } from "zod";
-import { col, count, session_window, sum, timestamp_seconds, unix_seconds, window } from "../../api/functions.js";
+import { avg, col, count, max, min, session_window, sum, timestamp_seconds, unix_seconds, window } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
 import { events, type OutputMode, runBoth, type Step } from "./parity.js";
 
@@ -28,6 +28,9 @@ function tumblingCounts(session: Session, [dir]: readonly string[]) {
 }
 
 const w = (start: number, key: string, n: number) => ({ start, key, n });
+
+const Measure = z.object({ time: z.int(), value: z.int().nullable() });
+const measure = (time: number, value: number | null) => ({ time, value });
 
 // Watermark after each step: 2, 15, 20. The event at 4 s in the last step is behind the watermark (15 s).
 const STEP1 = events(["a", 1], ["a", 5], ["b", 12]);
@@ -132,6 +135,58 @@ describe("windowed aggregations, embedded and on Spark", () => {
         { add: events(["a", 1], ["a", 8], ["b", 1]), table: [{ key: "a", start: 1, end: 6, n: 1 }, { key: "a", start: 8, end: 13, n: 1 }, { key: "b", start: 1, end: 6, n: 1 }] },
         // a at 5 s ([5, 10)) overlaps both of a's sessions: one session [1, 13).
         { add: events(["a", 5]), table: [{ key: "a", start: 1, end: 13, n: 3 }, { key: "b", start: 1, end: 6, n: 1 }] },
+      ],
+    }), 60_000);
+
+  it("aggregate functions over null values, 10 s windows starting at 3 s, complete mode", () =>
+    runBoth({
+      name: "nulls_offset_complete",
+      outputMode: "complete",
+      query: (session, [dir]) =>
+        session.readStream
+          .schema(Measure)
+          .option("maxFilesPerTrigger", 1)
+          .json(dir!)
+          .withColumn("eventTime", timestamp_seconds(col("time")))
+          .withWatermark("eventTime", "10 seconds")
+          .groupBy(window(col("eventTime"), "10 seconds", "10 seconds", "3 seconds"))
+          .agg(count().alias("n"), count(col("value")).alias("values"), sum(col("value")).alias("total"), avg(col("value")).alias("mean"), min(col("value")).alias("lo"), max(col("value")).alias("hi"))
+          .select(unix_seconds(col("window.start")).alias("start"), col("n"), col("values"), col("total"), col("mean"), col("lo"), col("hi")),
+      steps: [
+        {
+          add: [measure(1, 5), measure(4, null), measure(12, 2), measure(14, 7)],
+          table: [
+            { start: -7, n: 1, values: 1, total: 5, mean: 5, lo: 5, hi: 5 },
+            { start: 3, n: 2, values: 1, total: 2, mean: 2, lo: 2, hi: 2 },
+            { start: 13, n: 1, values: 1, total: 7, mean: 7, lo: 7, hi: 7 },
+          ],
+        },
+        {
+          // A window of null values only: count 0, the other aggregates null.
+          add: [measure(5, null), measure(20, 1), measure(30, null)],
+          table: [
+            { start: -7, n: 1, values: 1, total: 5, mean: 5, lo: 5, hi: 5 },
+            { start: 3, n: 3, values: 1, total: 2, mean: 2, lo: 2, hi: 2 },
+            { start: 13, n: 2, values: 2, total: 8, mean: 4, lo: 1, hi: 7 },
+            { start: 23, n: 1, values: 0, total: null, mean: null, lo: null, hi: null },
+          ],
+        },
+      ],
+    }), 60_000);
+
+  it("two streams unioned, then counted per key, update mode", () =>
+    runBoth({
+      name: "union_update",
+      inputs: 2,
+      outputMode: "update",
+      query: (session, [left, right]) =>
+        timedEvents(session, left!)
+          .union(timedEvents(session, right!))
+          .groupBy(col("key"))
+          .agg(count().alias("n")),
+      steps: [
+        { addTo: [events(["a", 1]), events(["a", 2], ["b", 3])], table: [{ key: "a", n: 2 }, { key: "b", n: 1 }] },
+        { addTo: [undefined, events(["b", 4])], table: [{ key: "a", n: 2 }, { key: "b", n: 1 }, { key: "b", n: 2 }] },
       ],
     }), 60_000);
 });
