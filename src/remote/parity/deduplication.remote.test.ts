@@ -64,4 +64,15 @@ describe("deduplication, embedded and on Spark", () => {
         { add: events(["a", 20], ["c", 26]), table: events(["a", 1], ["b", 2], ["c", 25], ["a", 20]) },
       ],
     }), 60_000);
+
+  it("dropDuplicates() on every column", () =>
+    runBoth({
+      name: "dedup_all_columns",
+      outputMode: "append",
+      query: (session, [dir]) => session.readStream.schema(Event).option("maxFilesPerTrigger", 1).json(dir!).dropDuplicates(),
+      steps: [
+        { add: events(["a", 1], ["a", 1], ["a", 2]), table: events(["a", 1], ["a", 2]) },
+        { add: events(["a", 1], ["b", 1]), table: events(["a", 1], ["a", 2], ["b", 1]) },
+      ],
+    }), 60_000);
 });

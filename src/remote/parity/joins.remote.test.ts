@@ -28,13 +28,25 @@ function side(session: Session, dir: string, name: "left" | "right") {
 /** leftKey = rightKey, the right event at most 5 s after the left one. */
 const RANGE = "leftKey = rightKey AND rightTime >= leftTime AND rightTime <= leftTime + interval 5 seconds";
 
-function rangeJoin(session: Session, [leftDir, rightDir]: readonly string[], how: "inner" | "left") {
+function rangeJoin(session: Session, [leftDir, rightDir]: readonly string[], how: "inner" | "left" | "right" | "full") {
   return side(session, leftDir!, "left")
     .join(side(session, rightDir!, "right"), expr(RANGE) as never, how)
-    .select(col("leftKey"), unix_seconds(col("leftTime")).alias("leftTime"), unix_seconds(col("rightTime" as never)).alias("rightTime"));
+    .select(col("leftKey" as never), unix_seconds(col("leftTime" as never)).alias("leftTime"), unix_seconds(col("rightTime" as never)).alias("rightTime"));
 }
 
-const match = (key: string, leftTime: number, rightTime: number | null) => ({ leftKey: key, leftTime, rightTime });
+const match = (key: string | null, leftTime: number | null, rightTime: number | null) => ({ leftKey: key, leftTime, rightTime });
+
+/**
+ * The outer joins' input: a matches twice, b (left) and c (right) never; then x (left) and y (right) at 40 s
+ * move the watermark to 30 s, which ends b's and c's chances; then 60 s and 61 s move it to 50 s, which ends
+ * x's and y's.
+ */
+const OUTER_STEPS = [
+  { addTo: [events(["a", 10], ["b", 11]), events(["a", 12], ["c", 13], ["a", 14])] },
+  { addTo: [events(["x", 40]), events(["y", 40])] },
+  { addTo: [events(["x", 60]), events(["z", 61])] },
+];
+const MATCHES = [match("a", 10, 12), match("a", 10, 14)];
 
 describe("stream-static joins, embedded and on Spark", () => {
   it("inner, on a column both sides have: the key once in the output", () =>
@@ -110,5 +122,43 @@ describe("stream-stream joins, embedded and on Spark", () => {
         // Watermark 50 s: c has had no match either.
         { addTo: [events(["e", 60]), events(["e", 61])], table: [match("a", 10, 12), match("b", 11, null), match("c", 40, null), match("e", 60, 61)] },
       ],
+    }), 60_000);
+
+  it("right outer: the right rows without a match come out once the watermark passes their range", () =>
+    runBoth({
+      name: "stream_right",
+      inputs: 2,
+      outputMode: "append",
+      query: (session, inputs) => rangeJoin(session, inputs, "right"),
+      steps: [
+        { ...OUTER_STEPS[0]!, table: MATCHES },
+        { ...OUTER_STEPS[1]!, table: [...MATCHES, match(null, null, 13)] },
+        { ...OUTER_STEPS[2]!, table: [...MATCHES, match(null, null, 13), match(null, null, 40)] },
+      ],
+    }), 60_000);
+
+  it("full outer: the rows of either side without a match", () =>
+    runBoth({
+      name: "stream_full",
+      inputs: 2,
+      outputMode: "append",
+      query: (session, inputs) => rangeJoin(session, inputs, "full"),
+      steps: [
+        { ...OUTER_STEPS[0]!, table: MATCHES },
+        { ...OUTER_STEPS[1]!, table: [...MATCHES, match("b", 11, null), match(null, null, 13)] },
+        { ...OUTER_STEPS[2]!, table: [...MATCHES, match("b", 11, null), match(null, null, 13), match("x", 40, null), match(null, null, 40)] },
+      ],
+    }), 60_000);
+
+  it("left semi: a left row comes out once, at its first match", () =>
+    runBoth({
+      name: "stream_semi",
+      inputs: 2,
+      outputMode: "append",
+      query: (session, [leftDir, rightDir]) =>
+        side(session, leftDir!, "left")
+          .join(side(session, rightDir!, "right"), expr(RANGE) as never, "left_semi")
+          .select(col("leftKey"), unix_seconds(col("leftTime")).alias("leftTime")),
+      steps: OUTER_STEPS.map((step) => ({ ...step, table: [{ leftKey: "a", leftTime: 10 }] })),
     }), 60_000);
 });

@@ -89,4 +89,28 @@ describe("watermarks and late data, embedded and on Spark", () => {
         { add: values(5), table: values(5, 20, 30) },
       ],
     }), 60_000);
+
+  it("the state operator's figures per batch: rows kept, written and dropped as late", () =>
+    runBoth({
+      name: "late_state_figures",
+      outputMode: "append",
+      query: windowedCounts,
+      steps: [
+        { add: values(10, 11, 16), table: [] },
+        // Watermark 15 s: [10, 15) is written and removed by the batch without data that follows.
+        { add: values(25), table: [row(10, 2)] },
+        { add: values(10, 26), table: [row(10, 2)] },
+      ],
+      progress: {
+        read: (q) =>
+          q.recentProgress
+            .filter((p) => p.numInputRows > 0)
+            .flatMap((p) => p.stateOperators.map(({ operatorName, numRowsTotal, numRowsUpdated, numRowsDroppedByWatermark }) => ({ operatorName, numRowsTotal, numRowsUpdated, numRowsDroppedByWatermark }))),
+        expected: [
+          { operatorName: "stateStoreSave", numRowsTotal: 2, numRowsUpdated: 2, numRowsDroppedByWatermark: 0 },
+          { operatorName: "stateStoreSave", numRowsTotal: 3, numRowsUpdated: 1, numRowsDroppedByWatermark: 0 },
+          { operatorName: "stateStoreSave", numRowsTotal: 2, numRowsUpdated: 1, numRowsDroppedByWatermark: 1 },
+        ],
+      },
+    }), 60_000);
 });

@@ -3,7 +3,7 @@
 // are reported by their start in seconds; the watermark is 10 seconds behind the largest event time seen.
 import { describe, it } from "vitest";
 import { z } from "zod";
-import { avg, col, count, max, min, session_window, sum, timestamp_seconds, unix_seconds, window } from "../../api/functions.js";
+import { avg, col, count, max, min, session_window, sum, timestamp_seconds, unix_seconds, window, window_time } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
 import { events, type OutputMode, runBoth, type Step } from "./parity.js";
 
@@ -187,6 +187,31 @@ describe("windowed aggregations, embedded and on Spark", () => {
       steps: [
         { addTo: [events(["a", 1]), events(["a", 2], ["b", 3])], table: [{ key: "a", n: 2 }, { key: "b", n: 1 }] },
         { addTo: [undefined, events(["b", 4])], table: [{ key: "a", n: 2 }, { key: "b", n: 1 }, { key: "b", n: 2 }] },
+      ],
+    }), 60_000);
+
+  it("a windowed aggregation of a windowed aggregation (window_time), append mode, watermark 0 s", () =>
+    runBoth({
+      name: "chained_append",
+      outputMode: "append",
+      query: (session, [dir]) =>
+        session.readStream
+          .schema(Event)
+          .option("maxFilesPerTrigger", 1)
+          .json(dir!)
+          .withColumn("eventTime", timestamp_seconds(col("time")))
+          .withWatermark("eventTime", "0 seconds")
+          .groupBy(window(col("eventTime"), "5 seconds").alias("window"))
+          .agg(count().alias("n"))
+          .groupBy(window(window_time(col("window")), "10 seconds"))
+          .agg(count().alias("windows"), sum(col("n")).alias("n"))
+          .select(unix_seconds(col("window.start")).alias("start"), col("windows"), col("n")),
+      steps: [
+        // 5 s windows [0, 5) (2 events) and [5, 10) (1); watermark 6 s: [0, 5) goes on to [0, 10), not final yet.
+        { add: events(["a", 1], ["a", 2], ["a", 6]), table: [] },
+        // Watermark 11 s: [5, 10) goes on, and [0, 10) is final.
+        { add: events(["a", 11]), table: [{ start: 0, windows: 2, n: 3 }] },
+        { add: events(["a", 21]), table: [{ start: 0, windows: 2, n: 3 }, { start: 10, windows: 1, n: 1 }] },
       ],
     }), 60_000);
 });
