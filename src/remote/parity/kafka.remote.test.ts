@@ -8,7 +8,7 @@ import type { DataFrame } from "../../api/data-frame.js";
 import { avg, col, count, from_json, struct, sum, to_json, window } from "../../api/functions.js";
 import { Session } from "../../api/session.js";
 import type { StreamingQuery } from "../../runtime/streaming-query.js";
-import { createTopic, deleteTopic, kafkaBootstrap } from "../../testing/kafka.js";
+import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
 import { asText, readTopic } from "../../testing/kafka-log.js";
 import { produceValues } from "../../testing/produce-values.js";
 import { remoteSession } from "../../testing/spark-connect.js";
@@ -139,4 +139,49 @@ describe("Kafka -> Kafka, embedded and on Spark", () => {
         },
       ],
     ), 90_000);
+
+  it("maxOffsetsPerTrigger over uneven partitions: the same batches, as progress reports them", async () => {
+    const input = await createTopic("parity-rate-limit", 3);
+    topics.push(input);
+    // 13, 5 and 2 records in partitions 0, 1 and 2.
+    const producer = kafkaClient().producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      const counts = [13, 5, 2];
+      await producer.send({
+        topic: input,
+        messages: counts.flatMap((n, partition) => Array.from({ length: n }, (_, i) => ({ partition, value: `p${partition}-${i}` }))),
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    const batches: Record<string, number[]> = {};
+    for (const [backend, session] of [["embedded", new Session({ workers: 0 })], ["remote", remoteSession()]] as const) {
+      try {
+        const query = inputTopic(session, input)
+          .option("maxOffsetsPerTrigger", 7)
+          .load()
+          .select(col("partition"), col("offset"))
+          .writeStream.format("memory")
+          .queryName(`rate_limit_${backend}`)
+          .option("checkpointLocation", folder().path("checkpoint"))
+          .start();
+        try {
+          await query.processAllAvailable();
+          expect(await session.table(`rate_limit_${backend}`).count()).toBe(20);
+          const sizes = () => query.recentProgress.map((p) => p.numInputRows).filter((n) => n > 0);
+          await expect.poll(() => sizes().reduce((a, b) => a + b, 0), { timeout: 20_000 }).toBe(20);
+          batches[backend] = sizes();
+        } finally {
+          await query.stop();
+        }
+      } finally {
+        await session.stop();
+      }
+    }
+    expect(batches["remote"]).toEqual(batches["embedded"]);
+    // Spark's rate limit shares the 7 offsets among partitions by what each has left (rounded down, and up below
+    // 1): 4 + 1 + 1 of 13, 5 and 2; then 4 + 2 + 1 of 9, 4 and 1; then the last 7.
+    expect(batches["embedded"]).toEqual([6, 7, 7]);
+  }, 90_000);
 });
