@@ -1,9 +1,10 @@
 // Windowed aggregations over a watermarked stream, run embedded and on Spark (parity.ts): tumbling and sliding
 // windows and session windows, in each output mode. Event times are whole seconds (timestamp_seconds), windows
-// are reported by their start in seconds; the watermark is 10 seconds behind the largest event time seen.
+// are reported by their start in seconds; the watermark is 10 seconds behind the largest event time seen. Also
+// aggregations without windows: a union of two streams, and a word count's top two.
 import { describe, it } from "vitest";
 import { z } from "zod";
-import { avg, col, count, max, min, session_window, sum, timestamp_seconds, unix_seconds, window, window_time } from "../../api/functions.js";
+import { avg, col, count, explode, lower, max, min, session_window, split, sum, timestamp_seconds, unix_seconds, window, window_time } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
 import { events, type OutputMode, runBoth, type Step } from "./parity.js";
 
@@ -212,6 +213,27 @@ describe("windowed aggregations, embedded and on Spark", () => {
         // Watermark 11 s: [5, 10) goes on, and [0, 10) is final.
         { add: events(["a", 11]), table: [{ start: 0, windows: 2, n: 3 }] },
         { add: events(["a", 21]), table: [{ start: 0, windows: 2, n: 3 }, { start: 10, windows: 1, n: 1 }] },
+      ],
+    }), 60_000);
+
+  it("a word count's top two (explode(split(...)), orderBy and limit), complete mode", () =>
+    runBoth({
+      name: "top_words_complete",
+      outputMode: "complete",
+      query: (session, [dir]) =>
+        session.readStream
+          .schema(z.object({ line: z.string() }))
+          .option("maxFilesPerTrigger", 1)
+          .json(dir!)
+          .select(explode(split(lower(col("line")), " +")).alias("word"))
+          .groupBy(col("word"))
+          .agg(count().alias("n"))
+          .orderBy(col("n").desc(), col("word"))
+          .limit(2),
+      steps: [
+        // cat, the: 2 each; dog, a: 1 each.
+        { add: [{ line: "The cat  the dog" }, { line: "a Cat" }], table: [{ word: "cat", n: 2 }, { word: "the", n: 2 }] },
+        { add: [{ line: "dog dog" }], table: [{ word: "dog", n: 3 }, { word: "cat", n: 2 }] },
       ],
     }), 60_000);
 });
