@@ -130,6 +130,11 @@ export class Session implements SessionInternals {
     return this.remote ? this.remote.sparkVersion() : null;
   }
 
+  /** @internal The Spark Connect backend of a remote session (null: embedded), for tests that ask the server itself. */
+  get remoteBackend(): RemoteBackend | null {
+    return this.remote;
+  }
+
   /** Worker threads tasks run in (0: inline on the driver). */
   get numWorkers(): number {
     return this.workers;

@@ -161,6 +161,23 @@ export class RemoteBackend {
     return query;
   }
 
+  /**
+   * The names (else ids) of the queries active in this server-side session, as the server answers
+   * StreamingQueryManager.active: what runs on the server, whatever this process believes.
+   */
+  async activeOnServer(): Promise<string[]> {
+    const responses = await this.client.executeAll(
+      { opType: { case: "command", value: { commandType: { case: "streamingQueryManagerCommand", value: { command: { case: "active", value: true } } } } } },
+      "active queries",
+    );
+    for (const r of responses) {
+      if (r.responseType.case === "streamingQueryManagerCommandResult" && r.responseType.value.resultType.case === "active") {
+        return r.responseType.value.resultType.value.activeQueries.map((q) => q.name ?? q.id?.id ?? "");
+      }
+    }
+    return [];
+  }
+
   /** Stops listening and ends the server's session: its streaming queries stop with it. */
   async close(): Promise<void> {
     clearInterval(this.keepAlive);

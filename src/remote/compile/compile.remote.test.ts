@@ -55,6 +55,7 @@ import type { CompileContext } from "./compile-source.js";
 import { batchFromSparkArrow } from "./spark-arrow-batch.js";
 import { at } from "../../testing/fixtures.js";
 import { compileRelation } from "./compile-relation.js";
+import { sorted } from "../../testing/sorted-rows.js";
 import { type SparkTestClient, sparkTestClient } from "./test-client.js";
 
 /**
@@ -103,13 +104,6 @@ async function tablesOf(session: Session, plan: LogicalPlan): Promise<CompileCon
 async function remoteRows(client: SparkTestClient, session: Session, df: DataFrame<any>): Promise<Record<string, unknown>[]> {
   const relation = compileRelation(df.plan, await tablesOf(session, df.plan));
   return batchToRows(batchFromSparkArrow(await client.collect(relation), df.schema));
-}
-
-/** Rows in a stable order (for plans whose order neither engine promises). */
-function sorted(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  const key = (r: Record<string, unknown>) =>
-    JSON.stringify(r, (_, v: unknown) => (v instanceof Uint8Array ? Array.from(v) : v));
-  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /**

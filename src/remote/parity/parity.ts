@@ -8,8 +8,7 @@ import { Session } from "../../api/session.js";
 import type { StreamingQuery } from "../../runtime/streaming-query.js";
 import { remoteSession } from "../../testing/spark-connect.js";
 import { tempDir } from "../../testing/temp-dir.js";
-import { sorted } from "../compile/remote-parity.js";
-import type { RemoteBackend } from "../remote-backend.js";
+import { sorted } from "../../testing/sorted-rows.js";
 
 export type Row = Record<string, unknown>;
 export type OutputMode = "append" | "update" | "complete";
@@ -138,16 +137,7 @@ export const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
  */
 export async function activeOnServer(session: Session): Promise<string[]> {
   // The session's own client: a server-side session's queries are visible to that session only.
-  const backend = (session as unknown as { remote: RemoteBackend | null }).remote;
+  const backend = session.remoteBackend;
   if (!backend) throw new Error("activeOnServer needs a remote session");
-  const responses = await backend.client.executeAll(
-    { opType: { case: "command", value: { commandType: { case: "streamingQueryManagerCommand", value: { command: { case: "active", value: true } } } } } },
-    "active queries",
-  );
-  for (const r of responses) {
-    if (r.responseType.case === "streamingQueryManagerCommandResult" && r.responseType.value.resultType.case === "active") {
-      return r.responseType.value.resultType.value.activeQueries.map((q) => q.name ?? q.id?.id ?? "");
-    }
-  }
-  throw new Error("the server answered StreamingQueryManager.active without a list");
+  return backend.activeOnServer();
 }
