@@ -6,7 +6,7 @@ import { describe, it } from "vitest";
 import { z } from "zod";
 import { col, timestamp_seconds } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
-import { batchFigures, events, isoSeconds, runBoth } from "./parity.js";
+import { batchFigures, events, isoSeconds, runBoth } from "../../testing/remote-parity.js";
 
 const Event = z.object({ key: z.string(), time: z.int() });
 

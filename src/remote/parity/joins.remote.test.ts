@@ -5,7 +5,7 @@ import { describe, it } from "vitest";
 import { z } from "zod";
 import { col, expr, timestamp_seconds, unix_seconds } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
-import { events, runBoth } from "./parity.js";
+import { events, runBoth } from "../../testing/remote-parity.js";
 
 const Event = z.object({ key: z.string(), time: z.int() });
 const Name = z.object({ code: z.string(), name: z.string() });

@@ -8,7 +8,7 @@
 // embedded engine makes a record without such a field malformed).
 import { describe, it } from "vitest";
 import { z } from "zod";
-import { runBoth } from "./parity.js";
+import { runBoth } from "../../testing/remote-parity.js";
 
 const Rec = z.object({
   name: z.string().nullable(),

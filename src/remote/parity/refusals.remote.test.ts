@@ -14,7 +14,7 @@ import { kafkaBootstrap } from "../../testing/kafka.js";
 import { PROCESSORS, UDFS } from "../../testing/scenarios/transform-with-state.js";
 import { withRemoteSession } from "../../testing/spark-connect.js";
 import { tempDirs } from "../../testing/temp-dirs.js";
-import { activeOnServer } from "./parity.js";
+import { activeOnServer } from "../../testing/remote-parity.js";
 
 const folder = tempDirs("sluice-parity-refused-");
 const Event = z.object({ key: z.string(), time: z.int() });

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { col, timestamp_seconds } from "../../api/functions.js";
 import { Session } from "../../api/session.js";
 import { remoteSession } from "../../testing/spark-connect.js";
-import { events, runBoth } from "./parity.js";
+import { events, runBoth } from "../../testing/remote-parity.js";
 
 const Event = z.object({ key: z.string(), time: z.int() });
 

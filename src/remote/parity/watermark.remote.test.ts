@@ -6,7 +6,7 @@ import { describe, it } from "vitest";
 import { z } from "zod";
 import { col, count, timestamp_seconds, unix_seconds, window } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
-import { batchFigures, isoSeconds, runBoth } from "./parity.js";
+import { batchFigures, isoSeconds, runBoth } from "../../testing/remote-parity.js";
 
 const Value = z.object({ value: z.int() });
 const values = (...vs: number[]) => vs.map((value) => ({ value }));

@@ -6,7 +6,7 @@ import { describe, it } from "vitest";
 import { z } from "zod";
 import { avg, col, count, explode, lower, max, min, session_window, split, sum, timestamp_seconds, unix_seconds, window, window_time } from "../../api/functions.js";
 import type { Session } from "../../api/session.js";
-import { events, type OutputMode, runBoth, type Step } from "./parity.js";
+import { events, type OutputMode, runBoth, type Step } from "../../testing/remote-parity.js";
 
 const Event = z.object({ key: z.string(), time: z.int() });
 

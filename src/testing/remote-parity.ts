@@ -3,12 +3,12 @@
 // tables must be the rows the scenario states. A scenario is a specification of Sluice's answers and a check
 // that Spark gives the same ones.
 import { expect } from "vitest";
-import type { DataFrame } from "../../api/data-frame.js";
-import { Session } from "../../api/session.js";
-import type { StreamingQuery } from "../../runtime/streaming-query.js";
-import { remoteSession } from "../../testing/spark-connect.js";
-import { tempDir } from "../../testing/temp-dir.js";
-import { sorted } from "../../testing/sorted-rows.js";
+import type { DataFrame } from "../api/data-frame.js";
+import { Session } from "../api/session.js";
+import type { StreamingQuery } from "../runtime/streaming-query.js";
+import { remoteSession } from "./spark-connect.js";
+import { tempDir } from "./temp-dir.js";
+import { sorted } from "./sorted-rows.js";
 
 export type Row = Record<string, unknown>;
 export type OutputMode = "append" | "update" | "complete";
