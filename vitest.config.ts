@@ -1,19 +1,20 @@
 import { defineConfig } from "vitest/config";
 
-// Four projects: `unit` (everything but Kafka, the schema registry and the new-process restarts, no Java needed),
-// `new-process` (files named *.new-process.test.ts: ported scenarios whose query restarts in a new process at
-// every step; `npm run test:restarts` runs them, on the main Node version only), `kafka` (files named
-// *.kafka.test.ts, run against a real broker that src/testing/kafka-global-setup.ts starts only when such files
-// are in the run, and files named *.registry.test.ts, run against the real schema registry that
-// src/testing/schema-registry-global-setup.ts starts alongside it) and `faults` (files named *.faults.test.ts:
-// they kill, freeze and restart that broker or registry, so they run one at a time, after every other file:
-// sequence.groupOrder runs the groups 0, 1, 2 one after the other), and `e2e` (files named *.e2e.test.ts: the web UI
-// in Debian's chromium and the Postgres protocol through the psql client, which scripts/e2e-deps.sh installs).
-// `npm test` runs unit, then kafka; `npm run test:restarts` runs new-process and `npm run test:faults` the faults
-// (.ci/run runs both after npm test) and `npm run test:e2e` the e2e files; `npx vitest run --project <name>` runs one project, `npx vitest run` all four.
-// `remote` (files named *.remote.test.ts): Sluice on a real Spark Connect server, which
-// src/testing/spark-connect-global-setup.ts starts with scripts/spark-connect.sh unless SPARK_REMOTE names one, and
-// the Kafka broker beside it; `npm run test:remote` runs them (.ci/run, after the restarts).
+// Six projects:
+// - `unit`: everything but the files below; no Java, no servers.
+// - `new-process` (*.new-process.test.ts): ported scenarios whose query restarts in a new process at every step
+//   (`npm run test:restarts`, on the main Node version only).
+// - `e2e` (*.e2e.test.ts): the web UI in Debian's chromium and the Postgres protocol through psql, which
+//   scripts/e2e-deps.sh installs (`npm run test:e2e`).
+// - `kafka` (*.kafka.test.ts and *.registry.test.ts): against a real broker and schema registry, which
+//   src/testing/kafka-global-setup.ts and schema-registry-global-setup.ts start only when such files run.
+// - `remote` (*.remote.test.ts, in src/ and examples/): Sluice on a real Spark Connect server, which
+//   src/testing/spark-connect-global-setup.ts starts with scripts/spark-connect.sh unless SPARK_REMOTE names one,
+//   and the Kafka broker beside it (`npm run test:remote`).
+// - `faults` (*.faults.test.ts): they kill, freeze and restart the broker or registry, so they run one at a time,
+//   after every other file (sequence.groupOrder runs the groups 0, 1, 2 one after the other).
+// `npm test` runs unit, then kafka; .ci/run runs e2e, the restarts, remote and faults after it;
+// `npx vitest run --project <name>` runs one project.
 export default defineConfig({
   test: {
     testTimeout: 30_000,
