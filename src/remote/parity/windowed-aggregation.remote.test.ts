@@ -60,6 +60,14 @@ const tumbling: Record<OutputMode, Step[]> = {
   ],
 };
 
+/** Events per key and session window (5 s gap), with the session's bounds in seconds. */
+function sessionCounts(session: Session, dir: string) {
+  return timedEvents(session, dir)
+    .groupBy(session_window(col("eventTime"), "5 seconds"), col("key"))
+    .agg(count().alias("n"))
+    .select(col("key"), unix_seconds(col("session_window.start")).alias("start"), unix_seconds(col("session_window.end")).alias("end"), col("n"));
+}
+
 describe("windowed aggregations, embedded and on Spark", () => {
   it.each(["append", "update", "complete"] as const)("tumbling 10 s windows, %s mode", (mode) =>
     runBoth({ name: `tumbling_${mode}`, query: tumblingCounts, outputMode: mode, steps: tumbling[mode] }), 60_000);
@@ -101,11 +109,7 @@ describe("windowed aggregations, embedded and on Spark", () => {
     runBoth({
       name: "sessions_append",
       outputMode: "append",
-      query: (session, [dir]) =>
-        timedEvents(session, dir!)
-          .groupBy(session_window(col("eventTime"), "5 seconds"), col("key"))
-          .agg(count().alias("n"))
-          .select(col("key"), unix_seconds(col("session_window.start")).alias("start"), unix_seconds(col("session_window.end")).alias("end"), col("n")),
+      query: (session, [dir]) => sessionCounts(session, dir!),
       steps: [
         // a: one session [1, 9) of three events; b: [2, 7). Watermark 0.
         { add: events(["a", 1], ["a", 3], ["a", 4], ["b", 2]), table: [] },
@@ -127,11 +131,7 @@ describe("windowed aggregations, embedded and on Spark", () => {
     runBoth({
       name: "sessions_complete",
       outputMode: "complete",
-      query: (session, [dir]) =>
-        timedEvents(session, dir!)
-          .groupBy(session_window(col("eventTime"), "5 seconds"), col("key"))
-          .agg(count().alias("n"))
-          .select(col("key"), unix_seconds(col("session_window.start")).alias("start"), unix_seconds(col("session_window.end")).alias("end"), col("n")),
+      query: (session, [dir]) => sessionCounts(session, dir!),
       steps: [
         { add: events(["a", 1], ["a", 8], ["b", 1]), table: [{ key: "a", start: 1, end: 6, n: 1 }, { key: "a", start: 8, end: 13, n: 1 }, { key: "b", start: 1, end: 6, n: 1 }] },
         // a at 5 s ([5, 10)) overlaps both of a's sessions: one session [1, 13).
