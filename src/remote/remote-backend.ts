@@ -47,7 +47,7 @@ export class RemoteBackend {
 
   constructor(
     spec: ConnectionSpec,
-    private readonly settings: RemoteSettings,
+    settings: RemoteSettings,
     private readonly streams: StreamingQueryManager,
     private readonly context: CompileContext,
   ) {

@@ -28,6 +28,8 @@ export class RemoteStreamingQuery implements StreamingQuery {
   private plan = "No physical plan. Waiting for data.";
   private ids = { id: "", runId: "" };
   private readonly starting: Promise<void>;
+  /** Why the server refused the start, once it has answered; undefined while it has not, or when it started the query. */
+  private startFailure: unknown = undefined;
 
   /**
    * @internal Starts at once and returns, as the embedded engine's `start()` does; the server's
@@ -56,7 +58,6 @@ export class RemoteStreamingQuery implements StreamingQuery {
       },
     );
   }
-  private startFailure: unknown = undefined;
 
   /** Unique across restarts from the same checkpoint; empty until the server has answered the start. */
   get id(): string {
