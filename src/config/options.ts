@@ -177,7 +177,7 @@ export const outputModeSchema = z
   .pipe(z.enum(["append", "update", "complete"], { error: "outputMode must be append, update or complete" }));
 export type OutputMode = z.output<typeof outputModeSchema>;
 
-const TRIGGER_FORMS = 'trigger must be { processingTime: "1 second" }, { availableNow: true } or { once: true }';
+const TRIGGER_FORMS = 'trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true } or { latencyTarget: "200 ms" }';
 
 export const triggerSchema = z
   .object(
@@ -185,22 +185,32 @@ export const triggerSchema = z
       processingTime: duration("processingTime").optional(),
       availableNow: z.literal(true, { error: "availableNow must be true" }).optional(),
       once: z.literal(true, { error: "once must be true" }).optional(),
+      latencyTarget: duration("latencyTarget")
+        .refine((ms) => ms >= 1, { message: 'must be at least 1 millisecond, e.g. "200 ms"' })
+        .optional(),
     },
     { error: TRIGGER_FORMS },
   )
   .strict()
   .refine((t) => Object.keys(t).length === 1, { message: TRIGGER_FORMS });
-export type TriggerInput = { processingTime: string | number } | { availableNow: true } | { once: true };
+export type TriggerInput =
+  | { processingTime: string | number }
+  | { availableNow: true }
+  | { once: true }
+  /** Sluice's adaptive trigger: batches back to back, each sized so results come within the target (runtime/batch-sizer.ts). */
+  | { latencyTarget: string | number };
 export type Trigger =
   | { readonly kind: "default" }
   | { readonly kind: "processingTime"; readonly intervalMs: number }
   | { readonly kind: "availableNow" }
-  | { readonly kind: "once" };
+  | { readonly kind: "once" }
+  | { readonly kind: "latencyTarget"; readonly targetMs: number };
 
 export function toTrigger(t: z.output<typeof triggerSchema> | undefined): Trigger {
   if (!t) return { kind: "default" };
   if (t.processingTime !== undefined) return t.processingTime === 0 ? { kind: "default" } : { kind: "processingTime", intervalMs: t.processingTime };
   if (t.availableNow) return { kind: "availableNow" };
+  if (t.latencyTarget !== undefined) return { kind: "latencyTarget", targetMs: t.latencyTarget };
   return { kind: "once" };
 }
 

@@ -256,7 +256,8 @@ export type RemoteUnsupportedReason =
   | "FOREACH_BATCH"
   | "KAFKA_TRANSACTIONS"
   | "JS_MODULE_OPTION"
-  | "MANUAL_CLOCK";
+  | "MANUAL_CLOCK"
+  | "LATENCY_TARGET";
 
 /**
  * A Spark Connect server refused or failed a call, or could not be reached. Errors of Spark's keep

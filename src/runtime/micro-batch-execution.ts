@@ -10,10 +10,11 @@ import type { BatchInfo } from "../operators/exec.js";
 import type { PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
 import type { InputSplit } from "../sources/input-split.js";
-import { type Offset, type StreamSource, sameOffset } from "../sources/source.js";
+import { type Offset, type ReadLimit, type StreamSource, sameOffset } from "../sources/source.js";
 import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
 import { runPipelines } from "./batch-runner.js";
+import { BatchSizer, type BatchSizingProgress } from "./batch-sizer.js";
 import type { ConsoleProgressBar, ProgressWork } from "./console-progress.js";
 import { backlogTotals, SplitProgress } from "./input-progress.js";
 import { DriverStage, processorTaskRunner } from "./driver-stage.js";
@@ -62,6 +63,8 @@ interface PlannedBatch {
   readonly entry: OffsetsEntry;
   readonly start: readonly Offset[];
   readonly timings: BatchTimings;
+  /** How a latencyTarget trigger sized it; null otherwise, and for a batch a previous run planned. */
+  readonly sizing: BatchSizingProgress | null;
 }
 
 /**
@@ -92,6 +95,8 @@ export class MicroBatchExecution {
   private readonly policy: TriggerPolicy;
   /** Whether a moved watermark makes a batch without data run (the setting and the operators agree). */
   private readonly noDataBatches: boolean;
+  /** Sizes each batch under a latencyTarget trigger; null under the others. */
+  private readonly sizer: BatchSizer | null;
 
   // Where the query stands between batches.
   private nextBatchId = 0;
@@ -115,6 +120,15 @@ export class MicroBatchExecution {
     this.noDataBatches = deps.noDataMicroBatches && operatorsWantNoDataBatches(deps.plan, deps.outputMode);
     this.relayedConf = deps.relayedConf;
     this.tracker = new WatermarkTracker(deps.plan.watermarks, deps.relayedConf[MULTIPLE_WATERMARK_POLICY]);
+    this.sizer =
+      deps.trigger.kind === "latencyTarget"
+        ? new BatchSizer({
+            latencyTargetMs: deps.trigger.targetMs,
+            // Operators that emit or evict by the watermark put a result one batch behind the record that made it final.
+            spans: operatorsWantNoDataBatches(deps.plan, deps.outputMode) ? 3 : 2,
+            workers: deps.pool.size,
+          })
+        : null;
   }
 
   get status(): StreamingQueryStatus {
@@ -238,10 +252,12 @@ export class MicroBatchExecution {
     if (this.pending) {
       const entry = this.pending;
       this.pending = null;
-      return { batchId, entry, start: this.committed, timings };
+      return { batchId, entry, start: this.committed, timings, sizing: null };
     }
+    const sizing = this.sizer?.next ?? null;
+    const limit = sizing && readLimit(sizing.maxRowsPerBatch, sources);
     const t0 = this.now();
-    const latest = await Promise.all(sources.map((s, i) => s.latestOffset(this.committed[i])));
+    const latest = await Promise.all(sources.map((s, i) => s.latestOffset(this.committed[i], limit ?? undefined)));
     timings.latestOffset = this.now() - t0;
     const hasData = latest.some((o, i) => !sameOffset(o, this.committed[i]));
     const due = this.stage?.nextDueMs() ?? null;
@@ -257,17 +273,17 @@ export class MicroBatchExecution {
     await this.addLogEntry(checkpoint.offsets, batchId, entry);
     crashPoint("afterOffsetsWrite", batchId);
     timings.walCommit = this.now() - t1;
-    return { batchId, entry, start: this.committed, timings };
+    return { batchId, entry, start: this.committed, timings, sizing };
   }
 
   /** Spark's runBatch: read, process, write to the sink, commit, report. */
-  private async runBatch({ batchId, entry, start, timings }: PlannedBatch): Promise<void> {
+  private async runBatch({ batchId, entry, start, timings, sizing }: PlannedBatch): Promise<void> {
     const { checkpoint, sources, plan, sink } = this.deps;
     const stage = this.stage!;
     const end = entry.sources;
     const t2 = this.now();
     this.activity = `reading batch ${batchId} from its sources`;
-    const splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i])));
+    const splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i], sizing?.minTasks)));
     timings.getBatch = this.now() - t2;
 
     const t3 = this.now();
@@ -320,6 +336,14 @@ export class MicroBatchExecution {
     this.nextBatchId = batchId + 1;
     this.previousBatchWatermarkMs = entry.batchWatermarkMs;
     timings.triggerEnd = this.now();
+    // What each source holds now, rate limits aside: the progress's `latestOffset`.
+    const latestOffsets = await Promise.all(sources.map((s) => s.reportLatestOffset()));
+    if (sizing) {
+      const rows = out.perInput.reduce((n, f) => n + f.numInputRows, 0);
+      // A source that stopped short of the newest offset it saw left rows waiting: the batch was capped.
+      const capped = sources.some((s, i) => s.limitsRows === true && !sameOffset(latestOffsets[i], end[i]));
+      this.sizer!.observe(rows, timings.triggerEnd - timings.triggerStart, capped);
+    }
     this.deps.onProgress(
       buildProgress({
         id: this.deps.id,
@@ -331,12 +355,12 @@ export class MicroBatchExecution {
         sources,
         startOffsets: start,
         endOffsets: end,
-        // What each source holds now, rate limits aside: the progress's `latestOffset`.
-        latestOffsets: await Promise.all(sources.map((s) => s.reportLatestOffset())),
+        latestOffsets,
         watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
         stateOperators: stage.stateOperators(out.perInput.map((f) => f.numRowsDroppedByWatermark)),
         sink,
         numOutputRows: result.numRows,
+        batchSizing: sizing ?? undefined,
       }),
     );
   }
@@ -386,4 +410,10 @@ export class MicroBatchExecution {
     }
   }
 
+}
+
+/** A batch's row cap shared evenly among the sources that take one (start() refuses sized batches of any other source). */
+function readLimit(maxRows: number, sources: readonly StreamSource[]): ReadLimit {
+  const limited = sources.filter((s) => s.limitsRows === true).length;
+  return { maxRows: Math.max(1, Math.floor(maxRows / Math.max(1, limited))) };
 }

@@ -1,6 +1,7 @@
 import type { Sink } from "../sinks/sink.js";
 import type { Offset, StreamSource } from "../sources/source.js";
 import type { PipelineOutput } from "./batch-runner.js";
+import type { BatchSizingProgress } from "./batch-sizer.js";
 import { isoOrUndefined, rate, type StateOperatorProgress, type StreamingQueryProgress } from "./progress.js";
 
 export interface BatchTimings {
@@ -29,6 +30,8 @@ export interface ProgressInput {
   readonly stateOperators: readonly StateOperatorProgress[];
   readonly sink: Sink;
   readonly numOutputRows: number;
+  /** The sizing a latencyTarget trigger chose for this batch. */
+  readonly batchSizing?: BatchSizingProgress;
 }
 
 /** Assembles one batch's `StreamingQueryProgress` from what the loop measured. */
@@ -81,6 +84,7 @@ export function buildProgress(p: ProgressInput): StreamingQueryProgress {
     sources: perSource,
     sink: { description: p.sink.description, numOutputRows: p.numOutputRows, metrics: {} },
     observedMetrics: {},
+    ...(p.batchSizing ? { batchSizing: p.batchSizing } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { BatchSizingProgress } from "./batch-sizer.js";
+
 /**
  * Spark's `StreamingQueryProgress`, field for field, so dashboards and habits carry over. Event
  * times are ISO-8601 strings in UTC, durations milliseconds, rates rows per second.
@@ -18,6 +20,8 @@ export interface StreamingQueryProgress {
   readonly sources: readonly SourceProgress[];
   readonly sink: SinkProgress;
   readonly observedMetrics: Readonly<Record<string, unknown>>;
+  /** Sluice's: how a `latencyTarget` trigger sized this batch; absent under other triggers. */
+  readonly batchSizing?: BatchSizingProgress;
 }
 
 export interface DurationMs {

@@ -10,7 +10,8 @@ export type TriggerOutcome = "ran" | "idle";
  * When the next trigger fires, as Spark's trigger executors decide it: the default trigger runs
  * batches back to back and polls when idle; `processingTime` fires at most once per interval (a
  * batch that took longer is followed at once); `once` runs one batch; `availableNow` runs
- * batches until nothing is left.
+ * batches until nothing is left;
+ * `latencyTarget` runs batches back to back like the default, each sized by runtime/batch-sizer.ts.
  */
 export interface TriggerPolicy {
   /** Milliseconds to wait before the next trigger, or "stop" to end the query. */
@@ -20,6 +21,8 @@ export interface TriggerPolicy {
 export function triggerPolicy(trigger: Trigger): TriggerPolicy {
   switch (trigger.kind) {
     case "default":
+    // Sized batches run back to back like the default trigger's: the size, not a wait, keeps latency in bounds.
+    case "latencyTarget":
       return { afterTrigger: (outcome) => (outcome === "ran" ? 0 : IDLE_POLL_MS) };
     case "processingTime":
       return { afterTrigger: (_outcome, start, now) => Math.max(0, trigger.intervalMs - (now - start)) };

@@ -24,6 +24,15 @@ export interface SourceKind<D extends SourceDesc> {
 }
 
 /**
+ * The refusal of a `latencyTarget` trigger by a source whose batches cannot be sized by rows
+ * (`what` names it, `instead` says what sizes its batches); null for any other trigger.
+ */
+export function unsizableBatchesRefusal(trigger: Trigger, what: string, instead: string): string | null {
+  if (trigger.kind !== "latencyTarget") return null;
+  return `a latencyTarget trigger sizes each batch by rows, and ${what} cannot limit a batch's rows: read Kafka or a memory stream with it, or ${instead}`;
+}
+
+/**
  * A JSON record schema narrowed to the fields read. Narrowing changes which records count as
  * malformed (a wrong type in a field nobody reads no longer makes the record malformed), so, like
  * Spark, only PERMISSIVE reads are narrowed, and only when no column collects corrupt records.

@@ -13,6 +13,16 @@ export interface Backlog {
 }
 
 /**
+ * How much the next batch may read, decided by the query rather than the source's own options
+ * (Spark's `ReadLimit`): a `latencyTarget` trigger sizes every batch. A source applies it on top
+ * of its own limits (the smaller wins).
+ */
+export interface ReadLimit {
+  /** The most rows (Kafka offsets) the batch may read from this source. */
+  readonly maxRows: number;
+}
+
+/**
  * A streaming source as the micro-batch loop sees it (Spark's `SupportsAdmissionControl` shape),
  * typed by its own offset `O` and split `S`: the driver asks for the latest offset it may read up
  * to, records it in the offsets log, and asks for the splits between two offsets. Reading the
@@ -33,10 +43,12 @@ export interface StreamSource<O = Offset, S extends InputSplit = InputSplit> {
    */
   initialOffset(): O | Promise<O>;
   /**
-   * The offset the next batch should end at, honouring rate limits (maxFilesPerTrigger...).
-   * Equal to `start` when there is nothing new.
+   * The offset the next batch should end at, honouring rate limits (maxFilesPerTrigger...) and,
+   * where `limitsRows` is set, the query's `limit`. Equal to `start` when there is nothing new.
    */
-  latestOffset(start: O): Promise<O>;
+  latestOffset(start: O, limit?: ReadLimit): Promise<O>;
+  /** True when `latestOffset` honours a row `ReadLimit` (Spark's SupportsAdmissionControl with maxRows). */
+  readonly limitsRows?: boolean;
   /** The newest offset available regardless of rate limits, for lag and progress. */
   reportLatestOffset(): Promise<O>;
   /**
@@ -51,8 +63,11 @@ export interface StreamSource<O = Offset, S extends InputSplit = InputSplit> {
    * an availableNow drain's console progress bar counts towards. Optional.
    */
   backlog?(from: O): Promise<Backlog>;
-  /** Input splits covering (start, end]; one task each. */
-  planSplits(start: O, end: O): Promise<readonly S[]>;
+  /**
+   * Input splits covering (start, end]; one task each. A source that can cut its data finer
+   * makes at least `minSplits` when asked (a sized batch spreads over the workers).
+   */
+  planSplits(start: O, end: O, minSplits?: number): Promise<readonly S[]>;
   /** Called after batch `end` committed: data before it will not be asked for again. */
   commit(end: O): void;
   /** Source-specific progress metrics for a batch that ended at `end` (Spark's `metrics` map). */

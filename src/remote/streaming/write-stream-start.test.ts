@@ -71,6 +71,12 @@ describe("a remote query's writer settings as Spark Connect's WriteStreamOperati
     ],
     ["Arrow IPC files", { ...base, sink: { kind: "file", format: "arrow", path: "/out", maxRecordsPerFile: 0, compactInterval: 10 } }, "Spark has no Arrow IPC file sink"],
     ["a manual clock", { ...base, clock: new ManualClock(), sink: { kind: "memory" } }, "a manual clock drives the embedded engine's triggers only"],
+    [
+      "a latencyTarget trigger",
+      { ...base, trigger: { kind: "latencyTarget", targetMs: 200 }, sink: { kind: "memory" } },
+      "a latencyTarget trigger is Sluice's own (the engine sizes each micro-batch from measured batch durations) and Spark has no such trigger: " +
+        "give Spark a processingTime trigger and the Kafka source's maxOffsetsPerTrigger, or run the query in an embedded session",
+    ],
   ])("refuses %s, saying why and what to use instead", (_, config, message) => {
     expect(() => writeStreamStart(input, config)).toThrow(RemoteUnsupportedError);
     expect(() => writeStreamStart(input, config)).toThrow(message);

@@ -79,5 +79,11 @@ function trigger(config: WriterConfig): WriteStreamStart["trigger"] {
       return { case: "availableNow", value: true };
     case "once":
       return { case: "once", value: true };
+    case "latencyTarget":
+      throw new RemoteUnsupportedError(
+        "a latencyTarget trigger is Sluice's own (the engine sizes each micro-batch from measured batch durations) and Spark has no such trigger: " +
+          "give Spark a processingTime trigger and the Kafka source's maxOffsetsPerTrigger, or run the query in an embedded session",
+        "LATENCY_TARGET",
+      );
   }
 }

@@ -1,5 +1,5 @@
 import { describeFileSource } from "../file/describe-file-source.js";
-import type { SourceKind } from "../source-kind.js";
+import { type SourceKind, unsizableBatchesRefusal } from "../source-kind.js";
 import type { ColumnarSourceDesc } from "./columnar-desc.js";
 
 export const columnarKind: SourceKind<ColumnarSourceDesc> = {
@@ -9,5 +9,5 @@ export const columnarKind: SourceKind<ColumnarSourceDesc> = {
     const fields = desc.fields.filter((f) => needed.has(f.name));
     return fields.length === 0 || fields.length === desc.fields.length ? desc : { ...desc, fields };
   },
-  streamingRefusal: () => null,
+  streamingRefusal: (_desc, trigger) => unsizableBatchesRefusal(trigger, "a file source", "use a processingTime trigger with maxFilesPerTrigger"),
 };

@@ -1,5 +1,5 @@
 import { describeFileSource } from "../file/describe-file-source.js";
-import { narrowRecordFields, type SourceKind } from "../source-kind.js";
+import { narrowRecordFields, type SourceKind, unsizableBatchesRefusal } from "../source-kind.js";
 import type { JsonSourceDesc } from "./json-desc.js";
 
 export const jsonKind: SourceKind<JsonSourceDesc> = {
@@ -9,5 +9,5 @@ export const jsonKind: SourceKind<JsonSourceDesc> = {
     const fields = narrowRecordFields(desc.fields, needed, desc.options.columnNameOfCorruptRecord);
     return fields === desc.fields ? desc : { ...desc, fields };
   },
-  streamingRefusal: () => null,
+  streamingRefusal: (_desc, trigger) => unsizableBatchesRefusal(trigger, "a file source", "use a processingTime trigger with maxFilesPerTrigger"),
 };

@@ -111,7 +111,8 @@ export async function resolveOffsetSpec(
 }
 
 /** One task per (split) offset range; `values` with the format resolved on the driver (resolveValues). */
-export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], values: ResolvedValues | null): KafkaSplit[] {
+/** One split per offset range, cut into at least `minPartitions` (the option, or the query's `minSplits` if larger). */
+export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], values: ResolvedValues | null, minSplits?: number): KafkaSplit[] {
   const connection = connectionOf(o);
   const decoding: KafkaValueDecoding | null = values && {
     fields: values.fields,
@@ -121,7 +122,8 @@ export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[
     deadLetterTopic: o.deadLetterTopic ?? null,
     registry: values.spec.registry,
   };
-  return splitRanges(ranges, o.minPartitions).map((r) => ({
+  const minPartitions = Math.max(o.minPartitions ?? 0, minSplits ?? 0) || undefined;
+  return splitRanges(ranges, minPartitions).map((r) => ({
     kind: "kafka" as const,
     topic: r.topic,
     partition: r.partition,

@@ -3,7 +3,7 @@ import { BatchLog } from "../../checkpoint/batch-log.js";
 import type { KafkaSourceOptions } from "../../config/kafka-options.js";
 import { SluiceError } from "../../errors/errors.js";
 import { z } from "zod";
-import type { Backlog, StreamSource } from "../source.js";
+import type { Backlog, ReadLimit, StreamSource } from "../source.js";
 import type { KafkaValues } from "./kafka-desc.js";
 import { kafkaKind } from "./kafka-kind.js";
 import type { KafkaSplit } from "./kafka-split.js";
@@ -24,6 +24,7 @@ const partitionOffsetsSchema = z.record(z.string(), z.record(z.string().regex(/^
 
 export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSplit> {
   readonly description: string;
+  readonly limitsRows = true;
   private readonly metadata: KafkaMetadata;
   private readonly strategy: SubscriptionStrategy;
   private readonly initialLog: BatchLog<PartitionOffsets>;
@@ -77,7 +78,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
     return (await this.initialLog.get(0))!;
   }
 
-  async latestOffset(from: PartitionOffsets): Promise<PartitionOffsets> {
+  async latestOffset(from: PartitionOffsets, limit?: ReadLimit): Promise<PartitionOffsets> {
     await this.values;
     const known = partitionsOf(from);
     let view = this.availableNowView ?? (await this.clusterView());
@@ -112,7 +113,10 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
       }
     }
     const backlog = partitions.reduce((n, tp) => n + latest.get(tpKey(tp))! - startMap.get(tpKey(tp))!, 0);
-    const { minOffsetsPerTrigger: min, maxOffsetsPerTrigger: max, maxTriggerDelay } = this.options;
+    const { minOffsetsPerTrigger: min, maxTriggerDelay } = this.options;
+    // The query's limit (a sized batch) and maxOffsetsPerTrigger both cap the batch: the smaller wins.
+    const caps = [this.options.maxOffsetsPerTrigger, limit?.maxRows].filter((c): c is number => c !== undefined);
+    const max = caps.length > 0 ? Math.min(...caps) : undefined;
     // An availableNow run never waits for more data (there will be none it may read): it reads what is left.
     if (min !== undefined && this.availableNowView === null && backlog < min && this.now() - this.lastTriggerMs < maxTriggerDelay) {
       return toPartitionOffsets(partitions.filter((tp) => known.some((k) => tpKey(k) === tpKey(tp))).map((tp) => [tp, startMap.get(tpKey(tp))!] as const));
@@ -156,7 +160,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
     return lagMetrics(endMap, this.latestSeen);
   }
 
-  async planSplits(from: PartitionOffsets, end: PartitionOffsets): Promise<readonly KafkaSplit[]> {
+  async planSplits(from: PartitionOffsets, end: PartitionOffsets, minSplits?: number): Promise<readonly KafkaSplit[]> {
     const to = partitionsOf(end);
     const fresh = to.filter((tp) => from[tp.topic]?.[String(tp.partition)] === undefined);
     const earliestFresh = fresh.length ? await this.metadata.earliest(fresh) : new Map<string, number>();
@@ -165,7 +169,7 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
       start: from[tp.topic]?.[String(tp.partition)] ?? earliestFresh.get(tpKey(tp))!,
       end: end[tp.topic]![String(tp.partition)]!,
     }));
-    return kafkaSplits(this.options, ranges, await this.values);
+    return kafkaSplits(this.options, ranges, await this.values, minSplits);
   }
 
   commit(end: PartitionOffsets): void {

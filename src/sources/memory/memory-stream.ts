@@ -5,7 +5,7 @@ import type { Fields } from "../../types/dtype.js";
 import { z } from "zod";
 import { SluiceError } from "../../errors/errors.js";
 import type { BatchSplit } from "../batch-split.js";
-import type { Backlog, StreamSource } from "../source.js";
+import type { Backlog, ReadLimit, StreamSource } from "../source.js";
 import { memoryKind } from "./memory-kind.js";
 
 let nextStreamId = 0;
@@ -63,8 +63,20 @@ export class MemoryStreamSource implements StreamSource<number, BatchSplit> {
   /** Set by an availableNow run: the blocks it reads (those added before it started). */
   private availableNowEnd: number | null = null;
 
-  async latestOffset(): Promise<number> {
-    return this.availableNowEnd ?? this.data.latest;
+  /** A row limit takes whole blocks: as many as fit, and always at least one (a block is never cut). */
+  readonly limitsRows = true;
+
+  async latestOffset(start: number, limit?: ReadLimit): Promise<number> {
+    const end = this.availableNowEnd ?? this.data.latest;
+    if (limit === undefined) return end;
+    let rows = 0;
+    let offset = start;
+    for (const block of this.data.blocksBetween(start, end)) {
+      rows += block.numRows;
+      if (rows > limit.maxRows && offset > start) break;
+      offset++;
+    }
+    return offset;
   }
 
   async prepareForTriggerAvailableNow(): Promise<void> {
