@@ -7,13 +7,13 @@ import { mergeAllStats } from "../batch/task-metrics.js";
 import { ConcurrentModificationError, SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
-import type { PhysicalPlan } from "../planner/physical.js";
+import { driverOperators, type PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { type Offset, type ReadLimit, type StreamSource, sameOffset } from "../sources/source.js";
 import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
-import { runPipelines } from "./batch-runner.js";
+import { type PipelineOutput, runPipelines } from "./batch-runner.js";
 import { BatchSizer, type BatchSizingProgress } from "./batch-sizer.js";
 import type { ConsoleProgressBar, ProgressWork } from "./console-progress.js";
 import { backlogTotals, SplitProgress } from "./input-progress.js";
@@ -65,6 +65,22 @@ interface PlannedBatch {
   readonly timings: BatchTimings;
   /** How a latencyTarget trigger sized it; null otherwise, and for a batch a previous run planned. */
   readonly sizing: BatchSizingProgress | null;
+  /** Its splits and running tasks, when they were started during the batch before (see `prefetchNext`). */
+  readonly prefetched: Prefetched | null;
+}
+
+/**
+ * Batch N+1 as planned and started while batch N's driver half, sink write and commit ran: its
+ * end offsets, the watermark and timestamp its tasks run with, its splits and its tasks. Nothing
+ * of it is durable until `offsets/N+1` is written after `commits/N`.
+ */
+interface Prefetched {
+  readonly ends: readonly Offset[];
+  readonly watermarkMs: number | null;
+  readonly batchTimestampMs: number;
+  readonly timings: BatchTimings;
+  readonly splits: readonly (readonly InputSplit[])[];
+  readonly tasks: Promise<PipelineOutput>;
 }
 
 /**
@@ -97,6 +113,10 @@ export class MicroBatchExecution {
   private readonly noDataBatches: boolean;
   /** Sizes each batch under a latencyTarget trigger; null under the others. */
   private readonly sizer: BatchSizer | null;
+  /** Whether batch N+1's tasks may start while batch N finishes on the driver (see `prefetchNext`). */
+  private readonly pipelined: boolean;
+  /** Batch N+1, planned and started during batch N; null when there was nothing new or pipelining is off. */
+  private prefetch: Promise<Prefetched | null> | null = null;
 
   // Where the query stands between batches.
   private nextBatchId = 0;
@@ -129,6 +149,7 @@ export class MicroBatchExecution {
             workers: deps.pool.size,
           })
         : null;
+    this.pipelined = pipelines(deps.plan, deps.trigger);
   }
 
   get status(): StreamingQueryStatus {
@@ -188,6 +209,8 @@ export class MicroBatchExecution {
       }
       await this.triggerLoop();
     } finally {
+      // A batch started ahead and never logged is dropped; its tasks finish before the sources close.
+      await this.discardPrefetch();
       this.drain?.end();
       this.statusValue = { message: "Stopped", isDataAvailable: false, isTriggerActive: false };
       this.releaseAllWaiters();
@@ -252,7 +275,16 @@ export class MicroBatchExecution {
     if (this.pending) {
       const entry = this.pending;
       this.pending = null;
-      return { batchId, entry, start: this.committed, timings, sizing: null };
+      return { batchId, entry, start: this.committed, timings, sizing: null, prefetched: null };
+    }
+    const prefetched = await this.takePrefetch();
+    if (prefetched) {
+      const entry: OffsetsEntry = { sources: prefetched.ends, batchWatermarkMs: prefetched.watermarkMs, batchTimestampMs: prefetched.batchTimestampMs, conf: this.relayedConf };
+      const t1 = this.now();
+      await this.addLogEntry(checkpoint.offsets, batchId, entry);
+      crashPoint("afterOffsetsWrite", batchId);
+      prefetched.timings.walCommit = this.now() - t1;
+      return { batchId, entry, start: this.committed, timings: prefetched.timings, sizing: null, prefetched };
     }
     const sizing = this.sizer?.next ?? null;
     const limit = sizing && readLimit(sizing.maxRowsPerBatch, sources);
@@ -273,33 +305,35 @@ export class MicroBatchExecution {
     await this.addLogEntry(checkpoint.offsets, batchId, entry);
     crashPoint("afterOffsetsWrite", batchId);
     timings.walCommit = this.now() - t1;
-    return { batchId, entry, start: this.committed, timings, sizing };
+    return { batchId, entry, start: this.committed, timings, sizing, prefetched: null };
   }
 
   /** Spark's runBatch: read, process, write to the sink, commit, report. */
-  private async runBatch({ batchId, entry, start, timings, sizing }: PlannedBatch): Promise<void> {
+  private async runBatch({ batchId, entry, start, timings, sizing, prefetched }: PlannedBatch): Promise<void> {
     const { checkpoint, sources, plan, sink } = this.deps;
     const stage = this.stage!;
     const end = entry.sources;
-    const t2 = this.now();
-    this.activity = `reading batch ${batchId} from its sources`;
-    const splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i], sizing?.minTasks)));
-    timings.getBatch = this.now() - t2;
-
+    const info = this.batchInfo(batchId, entry.batchWatermarkMs, this.previousBatchWatermarkMs ?? entry.batchWatermarkMs, entry.batchTimestampMs);
+    let splits: readonly (readonly InputSplit[])[];
+    let running: Promise<PipelineOutput>;
+    if (prefetched) {
+      ({ splits, tasks: running } = prefetched);
+    } else {
+      const t2 = this.now();
+      this.activity = `reading batch ${batchId} from its sources`;
+      splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i], sizing?.minTasks)));
+      timings.getBatch = this.now() - t2;
+      running = this.startTasks(splits, info);
+    }
     const t3 = this.now();
-    // Complete mode keeps every group forever, so nothing is late and nothing is dropped.
-    const complete = this.deps.outputMode === "complete";
-    const info: BatchInfo = {
-      batchId,
-      watermarkMs: complete ? null : entry.batchWatermarkMs,
-      watermarkForLateEventsMs: complete ? null : (this.previousBatchWatermarkMs ?? entry.batchWatermarkMs),
-      batchTimestampMs: entry.batchTimestampMs,
-    };
     this.activity = `running batch ${batchId}'s tasks`;
-    const drain = this.drain;
-    const tally = drain && new SplitProgress(splits.flat());
-    const onTaskDone = tally ? (split: InputSplit, rows: number) => drain!.advance(tally.completed(split, rows)) : undefined;
-    const tasks = await runPipelines(this.deps.pool, plan.inputs, splits, info, this.deps.outputMode, this.deps.staticTables, plan.watermarks.length, onTaskDone);
+    const tasks = await running;
+    // What each source holds now, rate limits aside (the progress's `latestOffset`), read before the
+    // next batch's planning moves a source's view on.
+    const latestOffsets = await Promise.all(sources.map((s) => s.reportLatestOffset()));
+    if (this.pipelined && !this.stopping && !this.abandoned) {
+      this.prefetch = this.prefetchNext(batchId + 1, end, tasks.eventTime, entry.batchWatermarkMs);
+    }
     const result = await stage.run(tasks.batches, info);
     // A withWatermark after a stateful operator observes its event times on the driver.
     const out = { ...tasks, eventTime: mergeAllStats(tasks.eventTime, stage.eventTimeStats()) };
@@ -336,8 +370,6 @@ export class MicroBatchExecution {
     this.nextBatchId = batchId + 1;
     this.previousBatchWatermarkMs = entry.batchWatermarkMs;
     timings.triggerEnd = this.now();
-    // What each source holds now, rate limits aside: the progress's `latestOffset`.
-    const latestOffsets = await Promise.all(sources.map((s) => s.reportLatestOffset()));
     if (sizing) {
       const rows = out.perInput.reduce((n, f) => n + f.numInputRows, 0);
       // A source that stopped short of the newest offset it saw left rows waiting: the batch was capped.
@@ -363,6 +395,74 @@ export class MicroBatchExecution {
         batchSizing: sizing ?? undefined,
       }),
     );
+  }
+
+  /** What a batch's tasks and operators know of it: complete mode keeps every group forever, so nothing is late and nothing is dropped. */
+  private batchInfo(batchId: number, watermarkMs: number | null, lateBy: number | null, batchTimestampMs: number): BatchInfo {
+    const complete = this.deps.outputMode === "complete";
+    return { batchId, watermarkMs: complete ? null : watermarkMs, watermarkForLateEventsMs: complete ? null : lateBy, batchTimestampMs };
+  }
+
+  /** Runs a batch's splits as tasks in the pool; an availableNow drain's bar hears of each. */
+  private startTasks(splits: readonly (readonly InputSplit[])[], info: BatchInfo): Promise<PipelineOutput> {
+    const drain = this.drain;
+    const tally = drain && new SplitProgress(splits.flat());
+    const onTaskDone = tally ? (split: InputSplit, rows: number) => drain!.advance(tally.completed(split, rows)) : undefined;
+    const { pool, plan, outputMode, staticTables } = this.deps;
+    return runPipelines(pool, plan.inputs, splits, info, outputMode, staticTables, plan.watermarks.length, onTaskDone);
+  }
+
+  /**
+   * Plans batch N+1 and starts its tasks while batch N finishes on the driver (its stateful
+   * operators, sink write and commit), so the workers do not wait for the driver. Everything batch
+   * N+1's tasks depend on is known once batch N's tasks are done: its start offsets (N's end), the
+   * watermark it runs with (from N's event times; `pipelines` leaves out plans whose driver
+   * observes event times), and the watermark that judges late rows (N's). Its offsets are logged
+   * only after `commits/N` (`constructNextBatch`), so a crash in between loses nothing but work:
+   * the restarted run plans batch N+1 afresh. Resolves null when nothing new is there.
+   */
+  private prefetchNext(batchId: number, from: readonly Offset[], eventTime: PipelineOutput["eventTime"], lateBy: number | null): Promise<Prefetched | null> {
+    const { sources } = this.deps;
+    const watermarkMs = this.tracker.peek(eventTime);
+    const planned = (async (): Promise<Prefetched | null> => {
+      const triggerStart = this.now();
+      const timings: BatchTimings = { triggerStart };
+      const ends = await Promise.all(sources.map((s, i) => s.latestOffset(from[i])));
+      timings.latestOffset = this.now() - triggerStart;
+      if (ends.every((o, i) => sameOffset(o, from[i]))) return null;
+      const t = this.now();
+      const splits = await Promise.all(sources.map((s, i) => s.planSplits(from[i], ends[i])));
+      timings.getBatch = this.now() - t;
+      const tasks = this.startTasks(splits, this.batchInfo(batchId, watermarkMs, lateBy, triggerStart));
+      // Awaited when the batch runs, or by discardPrefetch: never an unhandled rejection meanwhile.
+      tasks.catch(() => undefined);
+      return { ends, watermarkMs, batchTimestampMs: triggerStart, timings, splits, tasks };
+    })();
+    planned.catch(() => undefined);
+    return planned;
+  }
+
+  /**
+   * The batch started ahead, if any and if it still holds: the watermark batch N committed must be
+   * the one its tasks ran with (it is, unless the driver's operators moved it, which `pipelines`
+   * rules out; checked all the same), else it is dropped and planned again.
+   */
+  private async takePrefetch(): Promise<Prefetched | null> {
+    const pending = this.prefetch;
+    this.prefetch = null;
+    const prefetched = pending && (await pending);
+    if (!prefetched) return null;
+    if (prefetched.watermarkMs === this.tracker.current) return prefetched;
+    await prefetched.tasks.catch(() => undefined);
+    return null;
+  }
+
+  /** Waits for a batch started ahead to finish its tasks and forgets it (the run stops or failed). */
+  private async discardPrefetch(): Promise<void> {
+    const pending = this.prefetch;
+    this.prefetch = null;
+    const prefetched = await pending?.catch(() => null);
+    await prefetched?.tasks.catch(() => undefined);
   }
 
   /**
@@ -416,4 +516,15 @@ export class MicroBatchExecution {
 function readLimit(maxRows: number, sources: readonly StreamSource[]): ReadLimit {
   const limited = sources.filter((s) => s.limitsRows === true).length;
   return { maxRows: Math.max(1, Math.floor(maxRows / Math.max(1, limited))) };
+}
+
+/**
+ * Whether batch N+1's tasks may start while batch N finishes on the driver: under triggers that
+ * run batches back to back (a processingTime trigger waits for its interval, a latencyTarget
+ * trigger measures each batch on its own), and when the next batch's watermark is known once the
+ * tasks are done (no withWatermark after a stateful operator, whose event times the driver sees).
+ */
+function pipelines(plan: PhysicalPlan, trigger: Trigger): boolean {
+  if (trigger.kind !== "default" && trigger.kind !== "availableNow") return false;
+  return !driverOperators(plan).some((op) => op.op === "observeEventTime");
 }

@@ -44,15 +44,26 @@ export class WatermarkTracker {
   /** Folds one batch's observed event times in; returns true when the global watermark moved. */
   update(stats: readonly (EventTimeStats | null)[]): boolean {
     if (this.specs.length === 0) return false;
-    stats.forEach((s, i) => {
-      if (!s || s.count === 0) return;
-      const candidate = s.max - this.specs[i]!.delayMs;
-      const prev = this.perInput[i] ?? null;
-      if (prev === null || candidate > prev) this.perInput[i] = candidate;
-    });
-    const chosen = CHOOSE[this.policy](this.perInput.map((w) => w ?? 0));
+    const perInput = this.perInputAfter(stats);
+    perInput.forEach((w, i) => (this.perInput[i] = w));
+    const chosen = CHOOSE[this.policy](perInput.map((w) => w ?? 0));
     if (chosen <= this.global) return false;
     this.global = chosen;
     return true;
+  }
+
+  /** The watermark `update(stats)` would put in force, without folding them in. */
+  peek(stats: readonly (EventTimeStats | null)[]): number | null {
+    if (this.specs.length === 0) return null;
+    return Math.max(this.global, CHOOSE[this.policy](this.perInputAfter(stats).map((w) => w ?? 0)));
+  }
+
+  private perInputAfter(stats: readonly (EventTimeStats | null)[]): (number | null)[] {
+    return this.perInput.map((prev, i) => {
+      const s = stats[i];
+      if (!s || s.count === 0) return prev;
+      const candidate = s.max - this.specs[i]!.delayMs;
+      return prev === null || candidate > prev ? candidate : prev;
+    });
   }
 }
