@@ -29,7 +29,7 @@ import { summarize } from "./harness/summary.js";
 import { buildPeers, ROOT, type LaunchArgs } from "./harness/systems.js";
 import { Topics } from "./harness/topics.js";
 import { appliesTo, normalizeId, parseSystems, systemOf, variantOf, type VariantId } from "./harness/variants.js";
-import { adsJsonLines, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
+import { adsJsonLines, SPAN_MS, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
 
 const list = <T extends string>(values: readonly T[], what: string) =>
   z.string().transform((s, ctx) => {
@@ -67,6 +67,8 @@ const Options = z.object({
   "step-seconds": z.coerce.number().int().min(10).optional(),
   /** Who writes the drain topics: Sluice's encoder or a Kafka Java producer at its defaults. */
   producer: z.enum(INPUT_PRODUCERS).default("sluice"),
+  /** A word in every topic name the runner creates, to keep runs from different checkouts on one broker apart. */
+  tag: z.string().regex(/^[a-z0-9-]+$/, "lower-case letters, digits and dashes").optional(),
   bootstrap: z.string().default(process.env.KAFKA_BOOTSTRAP_SERVERS ?? "127.0.0.1:19092"),
 });
 
@@ -145,6 +147,7 @@ async function main(): Promise<void> {
   const session = new Session({ workers: 1 });
   const env = environment();
   const stamp = Date.now().toString(36);
+  const bench = o.tag === undefined ? "bench" : `bench-${o.tag}`;
   try {
     for (const workload of o.workload) {
       const spec = SPECS[workload];
@@ -156,7 +159,7 @@ async function main(): Promise<void> {
         const name = `${workload}-${phase}-${system.replace(":", "-")}-${rep}`;
         const stateDir = path.join(work, name);
         mkdirSync(stateDir);
-        return { workload, bootstrap: o.bootstrap, input, output: `bench-out-${stamp}-${name}`, ads, stateDir, runId: `${stamp}-${name}`, variant: variantOf(system), phase };
+        return { workload, bootstrap: o.bootstrap, input, output: `${bench}-out-${stamp}-${name}`, ads, stateDir, runId: `${stamp}-${name}`, variant: variantOf(system), phase };
       };
       // What this invocation does not run keeps its figures from the workload's last run: phases
       // and variants may run in separate invocations. Drain figures are kept only when they were
@@ -171,8 +174,9 @@ async function main(): Promise<void> {
       const drain: DrainResult[] = runsDrain && !sameInput ? [] : kept(previous?.drain, runsDrain);
       const latency: LatencyResult[] = kept(previous?.latency, runsLatency);
       if (runsDrain) {
-        // Inputs are a pure function of (data, records, producer): a topic loaded by an earlier run, or for another workload, is reused.
-        const input = `bench-in-${spec.data}-${records}${o.producer === "java" ? "-java" : ""}`;
+        // Inputs are a pure function of (data, event-time span, records, producer): a topic loaded
+        // by an earlier run, or for another workload, is reused.
+        const input = `${bench}-in-${spec.data}-${SPAN_MS / 1000}s-${records}${o.producer === "java" ? "-java" : ""}`;
         if (!(await topics.exists(input)) || (await topics.size(input)) !== records) {
           await topics.delete(input);
           await topics.create(input, false);
@@ -201,7 +205,7 @@ async function main(): Promise<void> {
           for (const system of systems) {
             const ok = drain.filter((d) => d.system === system && d.status === "ok").map((d) => d.recordsPerSecond);
             const maxRate = ok.length > 0 ? 1.25 * Math.max(...ok) : Infinity;
-            const launch = launchArgs(system, rep, `bench-lat-${stamp}-${workload}-${system.replace(":", "-")}-${rep}`, "latency");
+            const launch = launchArgs(system, rep, `${bench}-lat-${stamp}-${workload}-${system.replace(":", "-")}-${rep}`, "latency");
             latency.push(await latencyRun(system, rep, { session, topics, spec, rates: o.rates, stepMs: stepSeconds * 1000, maxRate, launch, brokerPid: broker, log }));
             await topics.delete(launch.output);
             await topics.delete(launch.input);

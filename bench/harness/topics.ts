@@ -45,8 +45,16 @@ export class Topics {
   /** Records in `topic`: the sum of its partitions' end offsets (topics here are never compacted or trimmed). */
   async size(topic: string): Promise<number> {
     await this.connected;
-    const offsets = await this.admin.fetchTopicOffsets(topic);
-    return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+    // A topic created moments ago may not be known to the metadata the broker answers yet.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const offsets = await this.admin.fetchTopicOffsets(topic);
+        return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
+      } catch (e) {
+        if (attempt === 10 || !/does not host this topic-partition/.test((e as Error).message)) throw e;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
   }
 
   async close(): Promise<void> {
