@@ -170,9 +170,12 @@ async function main(): Promise<void> {
       const runsLatency = o.phases.includes("latency");
       const kept = <T extends { system: string }>(runs: readonly T[] | undefined, phaseRuns: boolean): T[] =>
         (runs ?? []).map((r) => ({ ...r, system: normalizeId(r.system) })).filter((r) => !(phaseRuns && systems.includes(r.system)));
+      // Latency figures are kept only when taken on the same ladder: the common rate is a rate of it.
+      const sameLadder = previous !== null && previous.config.rates.join() === o.rates.join() && previous.config.stepSeconds === stepSeconds;
       if (previous && runsDrain && !sameInput && previous.drain.length > 0) log(`previous drain figures (${previous.config.records} records, ${previous.config.producer ?? "sluice"} producer) dropped: this run's input differs`);
+      if (previous && runsLatency && !sameLadder && previous.latency.length > 0) log(`previous latency figures (rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps) dropped: this run's ladder differs`);
       const drain: DrainResult[] = runsDrain && !sameInput ? [] : kept(previous?.drain, runsDrain);
-      const latency: LatencyResult[] = kept(previous?.latency, runsLatency);
+      const latency: LatencyResult[] = runsLatency && !sameLadder ? [] : kept(previous?.latency, runsLatency);
       if (runsDrain) {
         // Inputs are a pure function of (data, event-time span, records, producer): a topic loaded
         // by an earlier run, or for another workload, is reused.

@@ -82,7 +82,7 @@ function workloadSection(run: WorkloadRun): string {
   const lines = [
     `## ${run.workload}: ${run.title}`,
     "",
-    `${fmt(run.config.records)} events written by ${producer}, ${run.config.reps} interleaved repetitions (${run.config.order}); finished ${run.finishedAt}; ${sluiceBuilds(run)}.`,
+    `${fmt(run.config.records)} events written by ${producer}, ${run.config.reps} interleaved repetition${run.config.reps === 1 ? "" : "s"} (${run.config.order}); finished ${run.finishedAt}; ${sluiceBuilds(run)}.`,
     "Each figure is the median of the repetitions, with their range (min–max) in brackets.",
     "",
     "| system (variant) | drain runs ok | records/s | Sluice ÷ it | records per CPU-second | Sluice ÷ it | peak RSS MiB | broker CPU-s (drain) | sustainable rate /s | p50 ms | p99 ms | broker CPU-s (latency) |",
