@@ -5,8 +5,12 @@
  * repetitions (A B C D A B C D ...) for the drain and latency phases; write
  * bench/results/<workload>.json, the charts and bench/RESULTS.md. Method: bench/README.md.
  *
- *   npm run bench -- --workload W2 --systems sluice,spark,kstreams,naive
- *   npm run bench -- --workload all --reps 3
+ * Every system runs in variants (`system:variant`: defaults and expert tunings, harness/variants.ts).
+ * A long run can be done in parts: each invocation runs some workloads, phases and variants, and
+ * keeps the previous figures of the variants and phases it does not run.
+ *
+ *   npm run bench -- --workload W2 --systems sluice,spark,kstreams:throughput,naive
+ *   npm run bench -- --workload all
  *   npm run bench -- --workload W4 --systems sluice,naive --phases drain --records 1000000 --reps 1
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -17,12 +21,15 @@ import { z } from "zod";
 import { Session } from "../src/index.js";
 import { closeClusters } from "../src/sources/kafka/kafka-cluster.js";
 import { drainRun, type DrainResult } from "./harness/drain.js";
-import { preload } from "./harness/generate.js";
+import { INPUT_PRODUCERS, preload } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
-import { resultPath, summarize, writeResultsMarkdown, type Environment, type WorkloadRun } from "./harness/report.js";
-import { buildPeers, ROOT, SYSTEMS, type LaunchArgs, type SystemName } from "./harness/systems.js";
+import { brokerPid } from "./harness/proc.js";
+import { resultPath, writeResultsMarkdown, type Environment, type WorkloadRun } from "./harness/report.js";
+import { summarize } from "./harness/summary.js";
+import { buildPeers, ROOT, type LaunchArgs } from "./harness/systems.js";
 import { Topics } from "./harness/topics.js";
-import { adsJsonLines, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
+import { appliesTo, normalizeId, parseSystems, systemOf, variantOf, type VariantId } from "./harness/variants.js";
+import { adsJsonLines, SPAN_MS, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
 
 const list = <T extends string>(values: readonly T[], what: string) =>
   z.string().transform((s, ctx) => {
@@ -39,13 +46,29 @@ const positiveList = z.string().transform((s, ctx) => {
 
 const Options = z.object({
   workload: list(WORKLOADS, "workload").default(["W1", "W2", "W3", "W4"]),
-  systems: list(SYSTEMS, "system").default([...SYSTEMS]),
+  /** Systems (all their variants), `system:variant`s, or all. */
+  systems: z
+    .string()
+    .transform((s, ctx) => {
+      try {
+        return parseSystems(s);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+        return z.NEVER;
+      }
+    })
+    .default(parseSystems("all")),
   phases: list(["drain", "latency"] as const, "phase").default(["drain", "latency"]),
   /** Events per drain topic; by default each workload's own (WorkloadSpec.drainRecords). */
   records: z.coerce.number().int().min(100_000).optional(),
-  reps: z.coerce.number().int().min(1).default(3),
+  reps: z.coerce.number().int().min(1).default(5),
   rates: positiveList.default([10_000, 25_000, 50_000, 100_000, 200_000, 400_000]),
-  "step-seconds": z.coerce.number().int().min(10).default(20),
+  /** Seconds per rate step; by default each workload's own (WorkloadSpec.latencyStepSeconds). */
+  "step-seconds": z.coerce.number().int().min(10).optional(),
+  /** Who writes the drain topics: Sluice's encoder or a Kafka Java producer at its defaults. */
+  producer: z.enum(INPUT_PRODUCERS).default("sluice"),
+  /** A word in every topic name the runner creates, to keep runs from different checkouts on one broker apart. */
+  tag: z.string().regex(/^[a-z0-9-]+$/, "lower-case letters, digits and dashes").optional(),
   bootstrap: z.string().default(process.env.KAFKA_BOOTSTRAP_SERVERS ?? "127.0.0.1:19092"),
 });
 
@@ -106,8 +129,17 @@ function environment(): Environment {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  execFileSync("bash", [path.join(ROOT, "scripts/kafka.sh"), "start"], { stdio: "inherit", env: { ...process.env, KAFKA_HEAP_OPTS: process.env.KAFKA_HEAP_OPTS ?? "-Xms1g -Xmx2g" } });
-  buildPeers(o.systems, log);
+  // A broker named by KAFKA_BOOTSTRAP_SERVERS is used as it is; otherwise the project's own is started (a no-op when it runs).
+  if (process.env.KAFKA_BOOTSTRAP_SERVERS === undefined) {
+    execFileSync("bash", [path.join(ROOT, "scripts/kafka.sh"), "start"], { stdio: "inherit", env: { ...process.env, KAFKA_HEAP_OPTS: process.env.KAFKA_HEAP_OPTS ?? "-Xms1g -Xmx2g" } });
+  }
+  const broker = brokerPid(() => {
+    const r = spawnSync("bash", [path.join(ROOT, "scripts/kafka.sh"), "pid"], { encoding: "utf8" });
+    return r.status === 0 ? r.stdout : null;
+  });
+  log(broker === null ? "broker pid not found: broker CPU is not reported" : `broker pid ${broker}`);
+  // The Java input producer is built with the Kafka Streams peer.
+  buildPeers([...new Set([...o.systems.map(systemOf), ...(o.producer === "java" ? (["kstreams"] as const) : [])])], log);
   const work = mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));
   const ads = path.join(work, "ads.jsonl");
   writeFileSync(ads, adsJsonLines());
@@ -115,40 +147,54 @@ async function main(): Promise<void> {
   const session = new Session({ workers: 1 });
   const env = environment();
   const stamp = Date.now().toString(36);
+  const bench = o.tag === undefined ? "bench" : `bench-${o.tag}`;
   try {
     for (const workload of o.workload) {
       const spec = SPECS[workload];
       const records = o.records ?? spec.drainRecords;
+      const stepSeconds = o["step-seconds"] ?? spec.latencyStepSeconds;
+      const systems = o.systems.filter((id) => appliesTo(id, workload));
       log(`${workload}: ${spec.title}`);
-      const launchArgs = (system: SystemName, rep: number, input: string, phase: string): LaunchArgs => {
-        const stateDir = path.join(work, `${workload}-${phase}-${system}-${rep}`);
+      const launchArgs = (system: VariantId, rep: number, input: string, phase: "drain" | "latency"): LaunchArgs => {
+        const name = `${workload}-${phase}-${system.replace(":", "-")}-${rep}`;
+        const stateDir = path.join(work, name);
         mkdirSync(stateDir);
-        return { workload, bootstrap: o.bootstrap, input, output: `bench-out-${stamp}-${workload}-${phase}-${system}-${rep}`, ads, stateDir, runId: `${stamp}-${workload}-${phase}-${system}-${rep}` };
+        return { workload, bootstrap: o.bootstrap, input, output: `${bench}-out-${stamp}-${name}`, ads, stateDir, runId: `${stamp}-${name}`, variant: variantOf(system), phase };
       };
-      // A phase not run this time keeps its figures from the workload's last run (phases may run in separate sessions).
+      // What this invocation does not run keeps its figures from the workload's last run: phases
+      // and variants may run in separate invocations. Drain figures are kept only when they were
+      // taken on the same input (size and producer).
       const previous = existsSync(resultPath(workload)) ? (JSON.parse(readFileSync(resultPath(workload), "utf8")) as WorkloadRun) : null;
+      const sameInput = previous !== null && previous.config.records === records && (previous.config.producer ?? "sluice") === o.producer;
       const runsDrain = o.phases.includes("drain");
       const runsLatency = o.phases.includes("latency");
-      const drain: DrainResult[] = runsDrain ? [] : [...(previous?.drain ?? [])];
-      const latency: LatencyResult[] = runsLatency ? [] : [...(previous?.latency ?? [])];
+      const kept = <T extends { system: string }>(runs: readonly T[] | undefined, phaseRuns: boolean): T[] =>
+        (runs ?? []).map((r) => ({ ...r, system: normalizeId(r.system) })).filter((r) => !(phaseRuns && systems.includes(r.system)));
+      // Latency figures are kept only when taken on the same ladder: the common rate is a rate of it.
+      const sameLadder = previous !== null && previous.config.rates.join() === o.rates.join() && previous.config.stepSeconds === stepSeconds;
+      if (previous && runsDrain && !sameInput && previous.drain.length > 0) log(`previous drain figures (${previous.config.records} records, ${previous.config.producer ?? "sluice"} producer) dropped: this run's input differs`);
+      if (previous && runsLatency && !sameLadder && previous.latency.length > 0) log(`previous latency figures (rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps) dropped: this run's ladder differs`);
+      const drain: DrainResult[] = runsDrain && !sameInput ? [] : kept(previous?.drain, runsDrain);
+      const latency: LatencyResult[] = runsLatency && !sameLadder ? [] : kept(previous?.latency, runsLatency);
       if (runsDrain) {
-        // Inputs are a pure function of (data, records): a topic loaded by an earlier run, or for another workload, is reused.
-        const input = `bench-in-${spec.data}-${records}`;
+        // Inputs are a pure function of (data, event-time span, records, producer): a topic loaded
+        // by an earlier run, or for another workload, is reused.
+        const input = `${bench}-in-${spec.data}-${SPAN_MS / 1000}s-${records}${o.producer === "java" ? "-java" : ""}`;
         if (!(await topics.exists(input)) || (await topics.size(input)) !== records) {
           await topics.delete(input);
           await topics.create(input, false);
           const t0 = Date.now();
-          await preload(o.bootstrap, input, spec, records);
-          log(`loaded ${records.toLocaleString("en-US")} records into ${input} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+          await preload(o.bootstrap, input, spec, records, o.producer);
+          log(`loaded ${records.toLocaleString("en-US")} records into ${input} with the ${o.producer} producer in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
         }
         const t0 = Date.now();
         const reference = spec.reference(records);
         const expectedRows = [...reference.values()].reduce((a, b) => a + b, 0);
         log(`reference: ${expectedRows.toLocaleString("en-US")} results (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
         for (let rep = 1; rep <= o.reps; rep++) {
-          for (const system of o.systems) {
+          for (const system of systems) {
             const launch = launchArgs(system, rep, input, "drain");
-            const result = await drainRun(system, rep, { session, topics, spec, reference, expectedRows, inputRecords: records, launch, log });
+            const result = await drainRun(system, rep, { session, topics, spec, reference, expectedRows, inputRecords: records, launch, brokerPid: broker, log });
             drain.push(result);
             // A wrong answer's output stays for inspection (topics named bench-out-*).
             if (result.status === "ok") await topics.delete(launch.output);
@@ -159,11 +205,11 @@ async function main(): Promise<void> {
       }
       if (runsLatency) {
         for (let rep = 1; rep <= o.reps; rep++) {
-          for (const system of o.systems) {
+          for (const system of systems) {
             const ok = drain.filter((d) => d.system === system && d.status === "ok").map((d) => d.recordsPerSecond);
             const maxRate = ok.length > 0 ? 1.25 * Math.max(...ok) : Infinity;
-            const launch = launchArgs(system, rep, `bench-lat-${stamp}-${workload}-${system}-${rep}`, "latency");
-            latency.push(await latencyRun(system, rep, { session, topics, spec, rates: o.rates, stepMs: o["step-seconds"] * 1000, maxRate, launch, log }));
+            const launch = launchArgs(system, rep, `${bench}-lat-${stamp}-${workload}-${system.replace(":", "-")}-${rep}`, "latency");
+            latency.push(await latencyRun(system, rep, { session, topics, spec, rates: o.rates, stepMs: stepSeconds * 1000, maxRate, launch, brokerPid: broker, log }));
             await topics.delete(launch.output);
             await topics.delete(launch.input);
             await topics.delete(launch.runId);
@@ -171,7 +217,9 @@ async function main(): Promise<void> {
           }
         }
       }
-      const { summary, commonRate } = summarize(o.systems, drain, latency);
+      // Rows: the previous run's variants in their order, then this run's new ones.
+      const rows = [...new Set([...(previous?.summary ?? []).map((r) => normalizeId(r.system)), ...drain.map((d) => d.system), ...latency.map((l) => l.system), ...systems])];
+      const { summary, commonRate } = summarize(rows.filter((id) => drain.some((d) => d.system === id) || latency.some((l) => l.system === id)), drain, latency);
       const previousBuild = (phase: "drain" | "latency") => previous?.sluiceByPhase?.[phase] ?? previous?.environment.versions["Sluice"];
       const sluiceByPhase = {
         drain: runsDrain ? env.versions["Sluice"] : previousBuild("drain"),
@@ -186,8 +234,9 @@ async function main(): Promise<void> {
           records: runsDrain || !previous ? records : previous.config.records,
           reps: o.reps,
           rates: runsLatency || !previous ? o.rates : previous.config.rates,
-          stepSeconds: runsLatency || !previous ? o["step-seconds"] : previous.config.stepSeconds,
-          order: o.systems.join(", "),
+          stepSeconds: runsLatency || !previous ? stepSeconds : previous.config.stepSeconds,
+          order: rows.join(", "),
+          producer: runsDrain || !previous ? o.producer : (previous.config.producer ?? "sluice"),
         },
         sluiceByPhase,
         drain,

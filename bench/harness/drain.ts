@@ -6,11 +6,14 @@
  */
 import type { Session } from "../../src/index.js";
 import { readOutput, type Topics } from "./topics.js";
-import { RunningSystem, type LaunchArgs, type SystemName } from "./systems.js";
+import { processCpuSeconds } from "./proc.js";
+import { RunningSystem, type LaunchArgs } from "./systems.js";
+import type { VariantId } from "./variants.js";
 import type { WorkloadSpec } from "./workloads.js";
 
 export interface DrainResult {
-  readonly system: SystemName;
+  /** `system:variant`. */
+  readonly system: VariantId;
   readonly rep: number;
   /** "ok", or why the run is not a figure (wrong answer, crash, timeout). */
   readonly status: string;
@@ -21,6 +24,8 @@ export interface DrainResult {
   readonly recordsPerCpuSecond: number;
   readonly peakRssMiB: number;
   readonly outputRows: number;
+  /** CPU seconds the Kafka broker used over the same span (NaN when its pid is unknown). */
+  readonly brokerCpuSeconds: number;
 }
 
 export interface AnswerCheck {
@@ -66,22 +71,26 @@ export interface DrainOptions {
   readonly expectedRows: number;
   readonly inputRecords: number;
   readonly launch: LaunchArgs;
+  /** The broker's pid, for its CPU over the run; null when unknown. */
+  readonly brokerPid: number | null;
   /** Give up after this long without new output while the system is idle. */
   readonly stallMs?: number;
   readonly log: (line: string) => void;
 }
 
-export async function drainRun(system: SystemName, rep: number, o: DrainOptions): Promise<DrainResult> {
+export async function drainRun(system: VariantId, rep: number, o: DrainOptions): Promise<DrainResult> {
   const { topics, launch } = o;
   await topics.create(launch.output, true);
   const running = new RunningSystem(system, launch);
   const base = { system, rep, inputRecords: o.inputRecords };
   const failed = (status: string): DrainResult => {
     o.log(`  ${system} rep ${rep}: failed: ${status}`);
-    return { ...base, status, seconds: NaN, recordsPerSecond: NaN, cpuSeconds: NaN, recordsPerCpuSecond: NaN, peakRssMiB: NaN, outputRows: NaN };
+    return { ...base, status, seconds: NaN, recordsPerSecond: NaN, cpuSeconds: NaN, recordsPerCpuSecond: NaN, peakRssMiB: NaN, outputRows: NaN, brokerCpuSeconds: NaN };
   };
   try {
     const startedMs = await running.startedWithin(300_000);
+    const brokerAtStart = processCpuSeconds(o.brokerPid);
+    let brokerCpu = NaN;
     let size = 0;
     let lastGrowth = Date.now();
     let cpuAtGrowth = 0;
@@ -94,6 +103,7 @@ export async function drainRun(system: SystemName, rep: number, o: DrainOptions)
       const cpuNow = running.cpuSinceStart();
       if (now >= o.expectedRows) {
         cpu = cpuNow;
+        brokerCpu = processCpuSeconds(o.brokerPid) - brokerAtStart;
         rss = running.peakRssBytes();
         // A system writing duplicates would go on: give it a moment to show them.
         await sleep(1_500);
@@ -115,7 +125,7 @@ export async function drainRun(system: SystemName, rep: number, o: DrainOptions)
     const lastMs = out.reduce((m, r) => Math.max(m, r.appendMs), 0);
     const seconds = (lastMs - startedMs) / 1000;
     const status = check.missing === 0 && check.extra === 0 ? "ok" : `wrong answer: ${check.missing} missing, ${check.extra} unexpected (${check.example})`;
-    o.log(`  ${system} rep ${rep}: ${status === "ok" ? "" : `${status}; `}${seconds.toFixed(1)} s, ${(o.inputRecords / seconds / 1e3).toFixed(0)} k rec/s, ${cpu.toFixed(1)} CPU-s, ${(rss / 2 ** 20).toFixed(0)} MiB`);
+    o.log(`  ${system} rep ${rep}: ${status === "ok" ? "" : `${status}; `}${seconds.toFixed(1)} s, ${(o.inputRecords / seconds / 1e3).toFixed(0)} k rec/s, ${cpu.toFixed(1)} CPU-s, broker ${brokerCpu.toFixed(1)} CPU-s, ${(rss / 2 ** 20).toFixed(0)} MiB`);
     return {
       ...base,
       status,
@@ -125,6 +135,7 @@ export async function drainRun(system: SystemName, rep: number, o: DrainOptions)
       recordsPerCpuSecond: o.inputRecords / cpu,
       peakRssMiB: rss / 2 ** 20,
       outputRows: size,
+      brokerCpuSeconds: brokerCpu,
     };
   } catch (e) {
     return failed((e as Error).message.split("\n")[0]!);

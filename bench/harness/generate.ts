@@ -4,13 +4,50 @@
  * Records are encoded as Kafka record batches by Sluice's columnar encoder and sent as raw
  * Produce requests: kafkajs's per-message encoder would be the limit.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import * as path from "node:path";
 import { jsonRecordBatch, produceJson, sendBatches } from "../../src/testing/kafka-load.js";
+import { ROOT } from "./systems.js";
 import { PARTITIONS } from "./topics.js";
 import { BASE_MS, eventTime, type WorkloadSpec } from "./workloads.js";
 
+/**
+ * Who writes the drain topics: `sluice` (Sluice's columnar encoder, 8,000-record batches sent as
+ * raw Produce requests) or `java` (a Kafka Java producer at its defaults: 16 KB batches).
+ */
+export type InputProducer = "sluice" | "java";
+export const INPUT_PRODUCERS: readonly InputProducer[] = ["sluice", "java"];
+
 /** Records 0..count-1 of `spec`, round-robin over the partitions, event time spread over the drain span. */
-export async function preload(bootstrap: string, topic: string, spec: WorkloadSpec, count: number): Promise<void> {
+export async function preload(bootstrap: string, topic: string, spec: WorkloadSpec, count: number, producer: InputProducer = "sluice"): Promise<void> {
+  if (producer === "java") return preloadWithJava(bootstrap, topic, spec, count);
   await produceJson(bootstrap, topic, PARTITIONS, count, (i) => spec.value(i, eventTime(i, count)), { timestamp: (i) => eventTime(i, count) });
+}
+
+/**
+ * The same records written by bench/peers/kstreams/produce (InputProducer.java, a KafkaProducer
+ * at its defaults): the runner generates each record once, as `partition TAB timestamp TAB value`
+ * lines on the producer's stdin, so the data has one definition (workloads.ts).
+ */
+async function preloadWithJava(bootstrap: string, topic: string, spec: WorkloadSpec, count: number): Promise<void> {
+  const child = spawn(path.join(ROOT, "bench/peers/kstreams/produce"), ["--bootstrap", bootstrap, "--topic", topic], { stdio: ["pipe", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  const exited = once(child, "exit") as Promise<[number | null, string | null]>;
+  const CHUNK = 10_000;
+  for (let first = 0; first < count; first += CHUNK) {
+    const lines: string[] = [];
+    for (let i = first; i < Math.min(count, first + CHUNK); i++) {
+      const ts = eventTime(i, count);
+      lines.push(`${i % PARTITIONS}\t${ts}\t${spec.value(i, ts)}\n`);
+    }
+    if (!child.stdin!.write(lines.join(""))) await Promise.race([once(child.stdin!, "drain"), exited]);
+    if (child.exitCode !== null) break;
+  }
+  child.stdin!.end();
+  const [code] = await exited;
+  if (code !== 0 || stdout.trim() !== `PRODUCED ${count}`) throw new Error(`the Java producer ${code === 0 ? `printed "${stdout.trim()}"` : `exited with ${code}`} instead of PRODUCED ${count}`);
 }
 
 /** Records per pre-encoded batch of a paced feed: at 10,000 records/s, two batches per 50 ms tick. */

@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 import { checkAnswer, type DrainResult } from "./drain.js";
 import { feedRounds } from "./generate.js";
 import { stepResult, type LatencyResult, type StepResult } from "./latency.js";
-import { sluiceBuilds, summarize, type WorkloadRun } from "./report.js";
-import type { SystemName } from "./systems.js";
+import { label, resummarized, sluiceBuilds, withRange, type WorkloadRun } from "./report.js";
+import { bestPeers, range, summarize } from "./summary.js";
+import { launcherArgv } from "./systems.js";
+import { appliesTo, normalizeId, parseSystems, type VariantId } from "./variants.js";
 import { BASE_MS, CLOSED_BY_MS, eventTime, SPECS } from "./workloads.js";
 
 describe("checkAnswer", () => {
@@ -63,20 +65,21 @@ describe("stepResult", () => {
 });
 
 describe("summarize", () => {
-  const drain = (system: SystemName, rep: number, recordsPerSecond: number, status = "ok"): DrainResult => ({
+  const drain = (system: VariantId, rep: number, recordsPerSecond: number, status = "ok", recordsPerCpuSecond = 1_000): DrainResult => ({
     system,
     rep,
     status,
     inputRecords: 1_000,
     seconds: 1_000 / recordsPerSecond,
     recordsPerSecond,
-    cpuSeconds: 1,
-    recordsPerCpuSecond: 1_000,
+    cpuSeconds: 1_000 / recordsPerCpuSecond,
+    recordsPerCpuSecond,
     peakRssMiB: 100,
     outputRows: 10,
+    brokerCpuSeconds: rep,
   });
   const step = (rate: number, p99Ms: number): StepResult => ({ rate, sentRate: rate, samples: 100, p50Ms: p99Ms / 2, p99Ms, growthMs: 0, sustained: p99Ms <= 5_000 });
-  const ladder = (system: SystemName, rep: number, p99s: readonly number[]): LatencyResult => {
+  const ladder = (system: VariantId, rep: number, p99s: readonly number[]): LatencyResult => {
     const steps = p99s.map((p99, i) => step([10_000, 25_000, 50_000][i]!, p99));
     const firstMiss = steps.findIndex((s) => !s.sustained);
     const sustainableRate = firstMiss === 0 ? 0 : steps[(firstMiss < 0 ? steps.length : firstMiss) - 1]!.rate;
@@ -84,31 +87,126 @@ describe("summarize", () => {
   };
 
   it("takes medians over correct runs only and counts the failed ones", () => {
-    const { summary } = summarize(["sluice"], [drain("sluice", 1, 100), drain("sluice", 2, 300, "wrong answer: 1 missing"), drain("sluice", 3, 200)], []);
-    expect(summary[0]).toMatchObject({ drainRuns: "2/3", recordsPerSecond: 150 });
+    const { summary } = summarize(["sluice:default"], [drain("sluice:default", 1, 100), drain("sluice:default", 2, 300, "wrong answer: 1 missing"), drain("sluice:default", 3, 200)], []);
+    expect(summary[0]).toMatchObject({ drainRuns: "2/3", recordsPerSecond: 150, drainBrokerCpuSeconds: 2 });
+  });
+
+  it("gives every figure its range over the correct runs", () => {
+    const runs = [drain("sluice:default", 1, 100), drain("sluice:default", 2, 400), drain("sluice:default", 3, 250), drain("sluice:default", 4, 900, "crashed")];
+    const s = summarize(["sluice:default"], runs, []).summary[0]!;
+    expect([s.recordsPerSecond, s.ranges.recordsPerSecond]).toEqual([250, { min: 100, max: 400 }]);
+    expect(s.ranges.drainBrokerCpuSeconds).toEqual({ min: 1, max: 3 });
+    expect(withRange(s, "recordsPerSecond")).toBe("250 (100–400)");
+    expect(withRange(s, "p99Ms")).toBe("—");
+  });
+
+  it("reads results written before variants as each system's default variant", () => {
+    const old = { ...drain("sluice:default", 1, 100), system: "naive" as VariantId };
+    expect(summarize(["naive:eachMessage"], [old], []).summary[0]).toMatchObject({ drainRuns: "1/1", recordsPerSecond: 100 });
   });
 
   it("reports latency at the highest rate every system that sustains any sustained in every repetition", () => {
     const latency = [
-      ladder("sluice", 1, [100, 120, 150]),
-      ladder("sluice", 2, [100, 130, 160]),
-      ladder("spark", 1, [900, 1_100, 9_000]),
-      ladder("spark", 2, [950, 6_000, 9_000]),
-      ladder("kstreams", 1, [29_000, 29_500, 30_000]),
+      ladder("sluice:default", 1, [100, 120, 150]),
+      ladder("sluice:default", 2, [100, 130, 160]),
+      ladder("spark:default", 1, [900, 1_100, 9_000]),
+      ladder("spark:default", 2, [950, 6_000, 9_000]),
+      ladder("kstreams:default", 1, [29_000, 29_500, 30_000]),
     ];
-    const { summary, commonRate } = summarize(["sluice", "spark", "kstreams"], [], latency);
+    const { summary, commonRate } = summarize(["sluice:default", "spark:default", "kstreams:default"], [], latency);
     expect(commonRate).toBe(10_000);
     expect(summary.map((s) => [s.system, s.sustainableRate, s.p99Ms, s.sustainsCommonRate])).toEqual([
-      ["sluice", 50_000, 100, true],
-      ["spark", 17_500, 925, true],
-      ["kstreams", 0, 29_000, false],
+      ["sluice:default", 50_000, 100, true],
+      ["spark:default", 17_500, 925, true],
+      ["kstreams:default", 0, 29_000, false],
     ]);
+    expect(summary[1]!.ranges.p99Ms).toEqual({ min: 900, max: 950 });
   });
 
   it("has no common rate when no system sustains any rate", () => {
-    const { commonRate, summary } = summarize(["kstreams"], [], [ladder("kstreams", 1, [29_000])]);
+    const { commonRate, summary } = summarize(["kstreams:default"], [], [ladder("kstreams:default", 1, [29_000])]);
     expect(commonRate).toBeNull();
     expect(summary[0]!.p99Ms).toBeNaN();
+  });
+});
+
+describe("bestPeers", () => {
+  const drain = (system: VariantId, recordsPerSecond: number, recordsPerCpuSecond: number): DrainResult => ({
+    system,
+    rep: 1,
+    status: "ok",
+    inputRecords: 1_000,
+    seconds: 1_000 / recordsPerSecond,
+    recordsPerSecond,
+    cpuSeconds: 1_000 / recordsPerCpuSecond,
+    recordsPerCpuSecond,
+    peakRssMiB: 100,
+    outputRows: 10,
+    brokerCpuSeconds: 1,
+  });
+  const lat = (system: VariantId, p99s: readonly number[]): LatencyResult => ({
+    system,
+    rep: 1,
+    status: "ok",
+    steps: p99s.map((p99Ms, i) => ({ rate: [10_000, 25_000][i]!, sentRate: [10_000, 25_000][i]!, samples: 100, p50Ms: p99Ms / 2, p99Ms, growthMs: 0, sustained: p99Ms <= 5_000 })),
+    sustainableRate: p99s[1]! <= 5_000 ? 25_000 : p99s[0]! <= 5_000 ? 10_000 : 0,
+  });
+
+  it("takes each figure's best over every peer variant and names it; Sluice is never its own peer", () => {
+    const systems: VariantId[] = ["sluice:default", "kstreams:default", "kstreams:throughput", "kstreams:latency", "spark:tuned"];
+    const { summary } = summarize(
+      systems,
+      [drain("sluice:default", 900, 500), drain("kstreams:default", 300, 400), drain("kstreams:throughput", 450, 250), drain("kstreams:latency", 200, 150), drain("spark:tuned", 600, 200)],
+      [lat("sluice:default", [60, 70]), lat("kstreams:default", [29_000, 29_000]), lat("kstreams:latency", [40, 55]), lat("spark:tuned", [900, 1_000])],
+    );
+    const best = bestPeers(summary);
+    expect(best.map((b) => [b.figure, b.peer?.system, b.ratio])).toEqual([
+      ["recordsPerSecond", "spark:tuned", 1.5],
+      ["recordsPerCpuSecond", "kstreams:default", 1.25],
+      // At the common rate (25,000/s, sustained by all that sustain any), the latency variant's p99 (55 ms) is the best.
+      ["p99Ms", "kstreams:latency", 70 / 55],
+    ]);
+  });
+
+  it("has no best peer for a figure no peer has", () => {
+    const { summary } = summarize(["sluice:default", "naive:eachBatch"], [drain("sluice:default", 900, 500), { ...drain("naive:eachBatch", 1, 1), status: "crashed" }], []);
+    expect(bestPeers(summary).map((b) => b.peer)).toEqual([null, null, null]);
+  });
+});
+
+describe("variants", () => {
+  it("expands a system to all its variants and keeps the order given, without repeats", () => {
+    expect(parseSystems("kstreams,sluice,kstreams:latency")).toEqual(["kstreams:default", "kstreams:throughput", "kstreams:latency", "sluice:default"]);
+    expect(parseSystems("naive:eachBatch, spark:mopt-250000")).toEqual(["naive:eachBatch", "spark:mopt-250000"]);
+    expect(parseSystems("spark")).toEqual(["spark:default", "spark:tuned", "spark:mopt-500000", "spark:mopt-2000000", "spark:realtime"]);
+    expect(parseSystems("all")).toHaveLength(11);
+  });
+
+  it("names what is unknown and what exists", () => {
+    expect(() => parseSystems("flink")).toThrow('unknown system "flink": use sluice, spark, kstreams, naive, system:variant or all');
+    expect(() => parseSystems("kstreams:fast")).toThrow('unknown variant "kstreams:fast": kstreams has default, throughput, latency');
+    expect(() => parseSystems("spark:mopt-0")).toThrow("spark has default, tuned, mopt-500000, mopt-2000000, realtime, mopt-<n>");
+    expect(() => parseSystems("")).toThrow("no system given");
+  });
+
+  it("runs Spark's real-time mode on the stateless workload only", () => {
+    expect((["W1", "W2", "W3", "W4"] as const).map((w) => appliesTo("spark:realtime", w))).toEqual([false, false, false, true]);
+    expect(appliesTo("spark:mopt-123", "W3")).toBe(true);
+  });
+
+  it("reads a system name from results written before variants as its default", () => {
+    expect([normalizeId("kstreams"), normalizeId("naive"), normalizeId("spark:tuned")]).toEqual(["kstreams:default", "naive:eachMessage", "spark:tuned"]);
+    expect(label("kstreams:throughput")).toBe("Kafka Streams (throughput)");
+  });
+
+  it("passes the variant and phase to the launcher", () => {
+    const argv = launcherArgv({ workload: "W1", bootstrap: "b:1", input: "i", output: "o", ads: "a", stateDir: "/s", runId: "r", variant: "latency", phase: "drain" });
+    expect(argv).toEqual(["--workload", "W1", "--bootstrap", "b:1", "--input", "i", "--output", "o", "--ads", "a", "--state-dir", "/s", "--run-id", "r", "--variant", "latency", "--phase", "drain"]);
+  });
+
+  it("gives an empty range when no repetition has the figure", () => {
+    expect(range([NaN])).toEqual({ min: NaN, max: NaN });
+    expect(range([3, 1, 2])).toEqual({ min: 1, max: 3 });
   });
 });
 
@@ -131,6 +229,11 @@ describe("sluiceBuilds", () => {
     expect(sluiceBuilds(run({ drain: "0.1.0 (commit bbbbbbb)", latency: "0.1.0 (commit bbbbbbb)" }))).toBe("Sluice 0.1.0 (commit bbbbbbb)");
   });
 
+  it("recomputes an old results file's summary with variants and ranges", () => {
+    const old = { ...run(), drain: [{ system: "kstreams", rep: 1, status: "ok", inputRecords: 10, seconds: 1, recordsPerSecond: 10, cpuSeconds: 1, recordsPerCpuSecond: 10, peakRssMiB: 1, outputRows: 1 }] } as unknown as WorkloadRun;
+    expect(resummarized(old).summary.map((s) => [s.system, s.recordsPerSecond, s.drainBrokerCpuSeconds])).toEqual([["kstreams:default", 10, NaN]]);
+  });
+
   it("names each phase's build when a phase kept its figures from an earlier build", () => {
     expect(sluiceBuilds(run({ drain: "0.1.0 (commit aaaaaaa)", latency: "0.1.0 (commit bbbbbbb)" }))).toBe(
       "Sluice 0.1.0 (commit aaaaaaa) for the drain, 0.1.0 (commit bbbbbbb) for latency",
@@ -139,11 +242,17 @@ describe("sluiceBuilds", () => {
 });
 
 describe("workload data", () => {
-  it("spreads event time evenly over 31.5 s, whatever the topic's size", () => {
+  it("spreads event time evenly over 111.5 s, whatever the topic's size", () => {
     for (const n of [1_000, 15_000_000]) {
       expect(eventTime(0, n)).toBe(BASE_MS);
-      expect(eventTime(n - 1, n)).toBe(BASE_MS + 31_500);
+      expect(eventTime(n - 1, n)).toBe(BASE_MS + 111_500);
     }
+  });
+
+  it("closes at least ten 10 s windows of event time", () => {
+    const starts = new Set([...SPECS.W1.reference(50_000).keys()].map((row) => Number(row.split("|")[0])));
+    expect(starts.size).toBe(11);
+    expect(Math.min(...starts)).toBe(BASE_MS);
   });
 
   it("includes in the reference only windows the data closes", () => {
@@ -154,17 +263,17 @@ describe("workload data", () => {
   });
 
   it("gives W2 every bid in the five 10 s windows sliding every 2 s that cover it", () => {
-    // Windows ending by 30 s that are fully covered by the data start at 0..20 s: each holds the
-    // bids of 10 s, a third of 31.5 s, so their counts sum to the bids those windows cover.
-    const n = 31_501;
+    // Windows ending by 110 s that are fully covered by the data start at 0..100 s: each holds the
+    // bids of 10 s, so their counts sum to the bids those windows cover.
+    const n = 111_501;
     const reference = SPECS.W2.reference(n);
     let total = 0;
     for (const [row, times] of reference) {
       const [start, , , count] = row.split("|").map(Number);
       if (start! >= BASE_MS) total += count! * times;
     }
-    // Event time i ms after BASE_MS for record i: windows starting at 0, 2, ..., 20 s each hold 10,000 bids.
-    expect(total).toBe(11 * 10_000);
+    // Event time i ms after BASE_MS for record i: windows starting at 0, 2, ..., 100 s each hold 10,000 bids.
+    expect(total).toBe(51 * 10_000);
   });
 
   it("makes W4's reference one row per view", () => {

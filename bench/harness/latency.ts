@@ -11,14 +11,20 @@ import type { Session } from "../../src/index.js";
 import { PacedFeed } from "./generate.js";
 import { percentile } from "./stats.js";
 import { readOutput, type OutputRecord, type Topics } from "./topics.js";
-import { resultPauseMs, RunningSystem, type LaunchArgs, type SystemName } from "./systems.js";
+import { processCpuSeconds } from "./proc.js";
+import { resultPauseMs, RunningSystem, type LaunchArgs } from "./systems.js";
+import type { VariantId } from "./variants.js";
 import { WATERMARK_DELAY_MS, type WorkloadSpec } from "./workloads.js";
 
 export const P99_LIMIT_MS = 5_000;
 /** Latency may rise this much from a step's first quarter to its last before lag counts as growing. */
 const GROWTH_LIMIT_MS = 1_000;
-/** Results due in a step's first seconds still carry the previous rate's windows. */
-const STEP_WARMUP_MS = 2_000;
+/**
+ * A step's first results still carry the previous rate: a window result counts only when its
+ * whole window lies inside the step (due = window end + 1 s delay, so due at least 11 s into
+ * the step), a W4 record from 2 s into the step on.
+ */
+const stepWarmupMs = (spec: WorkloadSpec) => (spec.name === "W4" ? 2_000 : 10_000 + WATERMARK_DELAY_MS);
 /** A step whose generator sent under this share of its rate is not counted. */
 const GENERATOR_SHORTFALL = 0.95;
 /**
@@ -40,12 +46,15 @@ export interface StepResult {
 }
 
 export interface LatencyResult {
-  readonly system: SystemName;
+  /** `system:variant`. */
+  readonly system: VariantId;
   readonly rep: number;
   readonly status: string;
   readonly steps: readonly StepResult[];
   /** The highest rate sustained, with every lower step sustained too; 0 if none. */
   readonly sustainableRate: number;
+  /** CPU seconds the Kafka broker used from the first step to the end of the ladder (NaN when unknown). */
+  readonly brokerCpuSeconds?: number;
 }
 
 /** When a result was due (window end + delay, or the input's append time) and its latency. */
@@ -82,10 +91,11 @@ export interface LatencyOptions {
   /** The system's drain throughput in this run, or Infinity when the drain phase did not run. */
   readonly maxRate: number;
   readonly launch: LaunchArgs;
+  readonly brokerPid: number | null;
   readonly log: (line: string) => void;
 }
 
-export async function latencyRun(system: SystemName, rep: number, o: LatencyOptions): Promise<LatencyResult> {
+export async function latencyRun(system: VariantId, rep: number, o: LatencyOptions): Promise<LatencyResult> {
   const { topics, launch, spec } = o;
   await topics.create(launch.input, true);
   await topics.create(launch.output, true);
@@ -96,6 +106,7 @@ export async function latencyRun(system: SystemName, rep: number, o: LatencyOpti
     await sleep(3_000); // the consumer joins and fetches an empty topic before load begins
     await feed.run(o.rates[0]!, Date.now() + WARMUP_MS);
     const steps: { rate: number; sentRate: number; from: number; to: number }[] = [];
+    const brokerAtStart = processCpuSeconds(o.brokerPid);
     // A system cannot sustain more than it drains: rates beyond that (with a margin) are not run.
     for (const rate of o.rates.filter((r) => r <= o.maxRate)) {
       const from = Date.now();
@@ -104,6 +115,7 @@ export async function latencyRun(system: SystemName, rep: number, o: LatencyOpti
       steps.push({ rate, sentRate: (sent * 1000) / (to - from), from, to });
       if (running.exited) break;
     }
+    const brokerCpuSeconds = processCpuSeconds(o.brokerPid) - brokerAtStart;
     // The last windows close only when later data moves the watermark: a tail at the first rate.
     await feed.run(o.rates[0]!, Date.now() + 12_000);
     // Wait for a system with a backlog to finish it, so late results count with their latency:
@@ -127,8 +139,8 @@ export async function latencyRun(system: SystemName, rep: number, o: LatencyOpti
       sustainableRate = r.rate;
     }
     const status = exited ? `${exited}: ${running.lastErrors.split("\n").slice(-3).join(" / ")}` : "ok";
-    o.log(`  ${system} rep ${rep}: sustains ${sustainableRate}/s; ${results.map((r) => `${r.rate}/s (sent ${Math.round(r.sentRate)}/s) p50 ${r.p50Ms} p99 ${r.p99Ms} ms${r.sustained ? "" : " (not sustained)"}`).join("; ")}`);
-    return { system, rep, status, steps: results, sustainableRate };
+    o.log(`  ${system} rep ${rep}: sustains ${sustainableRate}/s; ${results.map((r) => `${r.rate}/s (sent ${Math.round(r.sentRate)}/s) p50 ${r.p50Ms} p99 ${r.p99Ms} ms${r.sustained ? "" : " (not sustained)"}`).join("; ")}; broker ${brokerCpuSeconds.toFixed(1)} CPU-s`);
+    return { system, rep, status, steps: results, sustainableRate, brokerCpuSeconds };
   } catch (e) {
     return { system, rep, status: (e as Error).message.split("\n")[0]!, steps: [], sustainableRate: 0 };
   } finally {
@@ -140,7 +152,7 @@ function pointsIn(spec: WorkloadSpec, out: readonly OutputRecord[], from: number
   const points = [];
   for (const r of out) {
     const p = dueAndLatency(spec, r);
-    if (p.due >= from + STEP_WARMUP_MS && p.due <= to) points.push(p);
+    if (p.due >= from + stepWarmupMs(spec) && p.due <= to) points.push(p);
   }
   return points;
 }

@@ -61,3 +61,28 @@ export function treePeakRssBytes(root: number): number {
   }
   return total;
 }
+
+/**
+ * The Kafka broker's pid, so each run can report the broker's CPU: the project's broker knows it
+ * (`scripts/kafka.sh pid`); a broker started elsewhere (KAFKA_BOOTSTRAP_SERVERS) is found as the
+ * one local process running `kafka.Kafka`. Null when there is none or more than one.
+ */
+export function brokerPid(fromScript: () => string | null): number | null {
+  const known = fromScript();
+  if (known !== null && /^\d+$/.test(known.trim())) return Number(known.trim());
+  const brokers = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0").includes("kafka.Kafka");
+      } catch {
+        return false;
+      }
+    });
+  return brokers.length === 1 ? Number(brokers[0]) : null;
+}
+
+/** CPU seconds used so far by one process (all its threads); NaN when it is gone or unknown. */
+export function processCpuSeconds(pid: number | null): number {
+  return pid === null ? Number.NaN : (readStat(pid)?.cpuSeconds ?? Number.NaN);
+}

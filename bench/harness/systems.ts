@@ -6,20 +6,21 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { treeCpuSeconds, treePeakRssBytes } from "./proc.js";
+import { systemOf, variantOf, type SystemName, type VariantId } from "./variants.js";
 
-export type SystemName = "sluice" | "spark" | "kstreams" | "naive";
-export const SYSTEMS: readonly SystemName[] = ["sluice", "spark", "kstreams", "naive"];
+export { SYSTEMS, type SystemName } from "./variants.js";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 
 interface SystemDef {
   readonly launcher: string;
   /**
-   * The longest a healthy instance may go without writing results while it has some due: Kafka
-   * Streams forwards window results from its record cache only when it commits (every 30 s by
-   * default), the others within a micro-batch or a record.
+   * The longest a healthy instance of a variant may go without writing results while it has some
+   * due, in a latency run: Kafka Streams forwards window results from its record cache only when
+   * it commits (every 30 s by default, 1 s tuned for throughput), the others within a
+   * micro-batch or a record.
    */
-  readonly resultPauseMs?: number;
+  readonly resultPauseMs?: Readonly<Record<string, number>>;
   /** A Maven project to build before the first run, when it is out of date. */
   readonly maven?: string;
 }
@@ -27,11 +28,11 @@ interface SystemDef {
 const DEFS: Record<SystemName, SystemDef> = {
   sluice: { launcher: path.join(ROOT, "bench/jobs/launch-sluice") },
   spark: { launcher: path.join(ROOT, "bench/peers/spark/launch"), maven: path.join(ROOT, "bench/peers/spark") },
-  kstreams: { launcher: path.join(ROOT, "bench/peers/kstreams/launch"), maven: path.join(ROOT, "bench/peers/kstreams"), resultPauseMs: 30_000 },
+  kstreams: { launcher: path.join(ROOT, "bench/peers/kstreams/launch"), maven: path.join(ROOT, "bench/peers/kstreams"), resultPauseMs: { default: 30_000, throughput: 1_000 } },
   naive: { launcher: path.join(ROOT, "bench/peers/naive/launch") },
 };
 
-export const resultPauseMs = (name: SystemName): number => DEFS[name].resultPauseMs ?? 0;
+export const resultPauseMs = (id: VariantId): number => DEFS[systemOf(id)].resultPauseMs?.[variantOf(id)] ?? 0;
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -67,6 +68,16 @@ export interface LaunchArgs {
   readonly ads: string;
   readonly stateDir: string;
   readonly runId: string;
+  /** The variant's name (`default`, `throughput`, ...): what the launcher tunes. */
+  readonly variant: string;
+  /** Which measurement the process serves: a drain ends at its last result, so commit intervals may differ. */
+  readonly phase: "drain" | "latency";
+}
+
+/** The launcher's command line for `args` (bench/peers/README.md). */
+export function launcherArgv(args: LaunchArgs): string[] {
+  const flag = (k: string) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return Object.entries(args).flatMap(([k, v]) => [flag(k), String(v)]);
 }
 
 /** A running system under test. */
@@ -78,11 +89,10 @@ export class RunningSystem {
   private cpuAtStart = 0;
 
   constructor(
-    readonly name: SystemName,
+    readonly name: VariantId,
     args: LaunchArgs,
   ) {
-    const argv = Object.entries(args).flatMap(([k, v]) => [`--${k === "stateDir" ? "state-dir" : k === "runId" ? "run-id" : k}`, v]);
-    this.child = spawn(DEFS[name].launcher, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+    this.child = spawn(DEFS[systemOf(name)].launcher, launcherArgv(args), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
     this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       this.stderrTail.push(...chunk.split("\n").filter(Boolean));
       if (this.stderrTail.length > 40) this.stderrTail = this.stderrTail.slice(-40);

@@ -28,7 +28,12 @@ export class Topics {
       { name: "message.timestamp.after.max.ms", value: String(Number.MAX_SAFE_INTEGER) },
       { name: "retention.ms", value: "-1" },
     ];
-    await this.admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1, configEntries }] });
+    await settled(async () => {
+      // A retry after the broker created the topic but the answer said otherwise finds it there.
+      if (!(await this.admin.listTopics()).includes(topic)) {
+        await this.admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: PARTITIONS, replicationFactor: 1, configEntries }] });
+      }
+    });
   }
 
   async exists(topic: string): Promise<boolean> {
@@ -45,13 +50,29 @@ export class Topics {
   /** Records in `topic`: the sum of its partitions' end offsets (topics here are never compacted or trimmed). */
   async size(topic: string): Promise<number> {
     await this.connected;
-    const offsets = await this.admin.fetchTopicOffsets(topic);
+    const offsets = await settled(() => this.admin.fetchTopicOffsets(topic));
     return offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
   }
 
   async close(): Promise<void> {
     await this.connected;
     await this.admin.disconnect();
+  }
+}
+
+/**
+ * Runs an admin call, retrying while the broker's metadata has not caught up with a topic
+ * created or deleted moments ago ("does not host this topic-partition"), on a broker busy with
+ * the system under test.
+ */
+async function settled<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (e) {
+      if (attempt === 10 || !/does not host this topic-partition|leader/i.test((e as Error).message)) throw e;
+      await new Promise((r) => setTimeout(r, 500));
+    }
   }
 }
 

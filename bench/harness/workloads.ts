@@ -17,11 +17,13 @@ export const WATERMARK_DELAY_MS = 1_000;
  * records are needed, so no system sees a record far ahead of the others: Kafka Streams keeps
  * stream time per task, and a task that read such a record first would close windows the other
  * tasks still feed. The half second also absorbs Kafka Streams' per-task stream time lagging the
- * global maximum. A high event rate (about 476,000 events per event-second at 15 M events) keeps
- * the tasks' skew in records far below 1 s of event time.
+ * global maximum. 111.5 s of event time give eleven closed 10 s tumbling windows (W2: 51 closed
+ * sliding windows), so a drain's figures cover many window closes rather than three. The event
+ * rate (about 134,500 events per event-second at 15 M events) keeps the tasks' skew in records
+ * well below 1 s of event time.
  */
-const SPAN_MS = 31_500;
-export const CLOSED_BY_MS = 30_000;
+export const SPAN_MS = 111_500;
+export const CLOSED_BY_MS = 110_000;
 
 export const ADS = 1_000;
 export const CAMPAIGNS = 100;
@@ -93,6 +95,13 @@ export interface WorkloadSpec {
   readonly data: string;
   /** Events in the drain topic by default: enough for the fastest system to run over 30 s, with a margin. */
   readonly drainRecords: number;
+  /**
+   * The latency ladder's seconds per rate by default: enough for several results whose input lies
+   * wholly inside the step (bench/README.md, "per-step length"): four tumbling windows (11 s for
+   * the first window to lie inside the step, then a close every 10 s: 50 s), ten of W2's windows
+   * sliding every 2 s (30 s), and W4's records (every record is a result: 20 s).
+   */
+  readonly latencyStepSeconds: number;
   /** Record i's JSON value, given its event time. */
   value(i: number, ts: number): string;
   /** The offline answer: each result row's canonical text, with its multiplicity. */
@@ -141,6 +150,7 @@ function add(map: Map<string, number>, key: string, by = 1): void {
 
 const W1: WorkloadSpec = {
   name: "W1",
+  latencyStepSeconds: 50,
   data: "ad-events",
   drainRecords: 25_000_000,
   title: "Yahoo streaming benchmark: filter views, join ad -> campaign, 10 s tumbling count per campaign",
@@ -157,6 +167,7 @@ const W1: WorkloadSpec = {
 
 const W2: WorkloadSpec = {
   name: "W2",
+  latencyStepSeconds: 30,
   data: "bids",
   drainRecords: 25_000_000,
   title: "Nexmark q5 shape: bids, 10 s windows sliding every 2 s, count per auction",
@@ -175,6 +186,7 @@ const W2: WorkloadSpec = {
 
 const W3: WorkloadSpec = {
   name: "W3",
+  latencyStepSeconds: 50,
   data: "keyed-values",
   drainRecords: 15_000_000,
   title: "high cardinality: 1,000,000 keys, 10 s tumbling count and sum per key",
@@ -189,6 +201,7 @@ const W3: WorkloadSpec = {
 
 const W4: WorkloadSpec = {
   name: "W4",
+  latencyStepSeconds: 20,
   data: "ad-events",
   drainRecords: 20_000_000,
   title: "stateless: parse, filter views, project, Kafka -> Kafka",

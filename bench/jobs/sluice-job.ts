@@ -4,10 +4,28 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { col, count, from_json, lit, Session, struct, sum, to_json, unix_millis, window } from "../../src/index.js";
+import { col, count, from_json, lit, Session, struct, sum, to_json, unix_millis, window, type TriggerInput } from "../../src/index.js";
 
-const Args = z.object({
+/**
+ * Sluice's variants: a variant is a choice of trigger (and of the source's batch bound) on the
+ * same query. Adding one (a real-time trigger, an adaptive latency target) is one entry here and
+ * one in bench/harness/variants.ts.
+ */
+interface Variant {
+  /** The source's maxOffsetsPerTrigger (see `input` below). */
+  readonly maxOffsetsPerTrigger: number;
+  /** The writer's trigger, as `DataStreamWriter.trigger` takes it; the default trigger when absent. */
+  readonly trigger?: TriggerInput;
+}
+const VARIANTS = {
+  default: { maxOffsetsPerTrigger: 1_000_000 },
+} satisfies Record<string, Variant>;
+
+const Args = z.strictObject({
   workload: z.enum(["W1", "W2", "W3", "W4"]),
+  variant: z.enum(Object.keys(VARIANTS) as [keyof typeof VARIANTS, ...(keyof typeof VARIANTS)[]]).default("default"),
+  /** drain or latency: the same settings for both today (a micro-batch ends when its results are written). */
+  phase: z.enum(["drain", "latency"]).default("latency"),
   bootstrap: z.string(),
   input: z.string(),
   output: z.string(),
@@ -17,7 +35,14 @@ const Args = z.object({
 });
 const raw: Record<string, string> = {};
 for (let i = 2; i < process.argv.length; i += 2) raw[process.argv[i]!.replace(/^--/, "")] = process.argv[i + 1]!;
-const args = Args.parse(raw);
+const parsed = Args.safeParse(raw);
+if (!parsed.success) {
+  const issue = parsed.error.issues[0]!;
+  console.error(`sluice job: --${issue.path.join(".")}: ${issue.message}`);
+  process.exit(2);
+}
+const args = parsed.data;
+const variant: Variant = VARIANTS[args.variant];
 
 const AdEvent = z.object({ ad_id: z.string(), event_type: z.string(), user_id: z.string() });
 const Bid = z.object({ auction: z.int(), price: z.int() });
@@ -34,7 +59,7 @@ const input = () =>
     .option("kafka.bootstrap.servers", args.bootstrap)
     .option("subscribe", args.input)
     .option("startingOffsets", "earliest")
-    .option("maxOffsetsPerTrigger", 1_000_000);
+    .option("maxOffsetsPerTrigger", variant.maxOffsetsPerTrigger);
 
 const windowBounds = [unix_millis(col("window.start")).alias("window_start"), unix_millis(col("window.end")).alias("window_end")] as const;
 
@@ -74,12 +99,13 @@ function query() {
 }
 
 const df = query();
-const writer = df.writeStream
+const stream = df.writeStream
   .format("kafka")
   .option("kafka.bootstrap.servers", args.bootstrap)
   .option("topic", args.output)
   .option("checkpointLocation", `${args["state-dir"]}/checkpoint`)
   .outputMode("append");
+const writer = variant.trigger === undefined ? stream : stream.trigger(variant.trigger);
 console.log(`BENCH_STARTED ${Date.now()}`);
 const q = writer.start();
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

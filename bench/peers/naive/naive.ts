@@ -1,7 +1,8 @@
 /**
  * The naive benchmark peer: W1–W4 (bench/peers/README.md) as a TypeScript team writes them by hand
- * today. One kafkajs consumer with `eachMessage`, `JSON.parse` per record, open windows in a `Map`,
- * a watermark 1 s behind the record timestamps, results through one kafkajs producer.
+ * today. One kafkajs consumer with `eachMessage` (`--variant eachBatch`: `eachBatch`, a fetched
+ * partition's batch per call), `JSON.parse` per record, open windows in a `Map`, a watermark 1 s
+ * behind the record timestamps, results through one kafkajs producer.
  *
  * The watermark is the smallest, over the input's partitions, of the largest timestamp seen in that
  * partition, minus 1 s. kafkajs hands over a fetch partition by partition (megabytes of one
@@ -14,7 +15,7 @@
  *       --ads ads.jsonl --state-dir /tmp/empty --run-id r1
  */
 import { readFileSync } from "node:fs";
-import { Kafka, logLevel, Partitioners, type Message } from "kafkajs";
+import { Kafka, logLevel, Partitioners, type KafkaMessage, type Message } from "kafkajs";
 
 const WATERMARK_DELAY_MS = 1_000;
 const WINDOW_MS = 10_000;
@@ -48,6 +49,9 @@ const bootstrap = arg("bootstrap");
 const inputTopic = arg("input");
 const outputTopic = arg("output");
 const runId = arg("run-id");
+// --phase (drain or latency) changes nothing here: results leave within LINGER_MS either way.
+const variant = args.get("variant") ?? "eachMessage";
+if (variant !== "eachMessage" && variant !== "eachBatch") fatal(`unknown --variant ${variant}: use eachMessage or eachBatch`);
 const globalWatermark = process.env.NAIVE_WATERMARK === "global";
 if (!["global", "partitions", undefined].includes(process.env.NAIVE_WATERMARK)) fatal(`NAIVE_WATERMARK must be global or partitions`);
 
@@ -221,26 +225,52 @@ await producer.connect();
 await consumer.connect();
 await consumer.subscribe({ topics: [inputTopic], fromBeginning: true });
 
-process.stdout.write(`BENCH_STARTED ${Date.now()}\n`);
-await consumer.run({
-  eachMessage: async ({ partition, message }) => {
-    try {
-      records++;
-      const ts = Number(message.timestamp);
-      if (globalWatermark) {
-        if (ts > maxTimestamp) {
-          maxTimestamp = ts;
-          watermark = ts - WATERMARK_DELAY_MS;
-        }
-      } else if (ts > partitionMax[partition]!) {
-        partitionMax[partition] = ts;
-        watermark = Math.min(...partitionMax) - WATERMARK_DELAY_MS;
-      }
-      const pending = handle(message.value!.toString(), ts);
-      if (pending !== undefined) await pending;
-      if (watermark >= nextEnd) await closeWindows();
-    } catch (e) {
-      fatal(e); // bad input is not retried: kafkajs would re-deliver it and then crash anyway
+/**
+ * One record: move the watermark, apply it, emit the windows it closes. Returns a promise only
+ * when there is something to wait for (an output send), so a batch loop awaits nothing per record.
+ */
+function onRecord(partition: number, message: KafkaMessage): Promise<void> | undefined {
+  records++;
+  const ts = Number(message.timestamp);
+  if (globalWatermark) {
+    if (ts > maxTimestamp) {
+      maxTimestamp = ts;
+      watermark = ts - WATERMARK_DELAY_MS;
     }
-  },
-});
+  } else if (ts > partitionMax[partition]!) {
+    partitionMax[partition] = ts;
+    watermark = Math.min(...partitionMax) - WATERMARK_DELAY_MS;
+  }
+  const pending = handle(message.value!.toString(), ts);
+  if (pending !== undefined) return pending.then(() => (watermark >= nextEnd ? closeWindows() : undefined));
+  return watermark >= nextEnd ? closeWindows() : undefined;
+}
+
+process.stdout.write(`BENCH_STARTED ${Date.now()}\n`);
+// Bad input is not retried: kafkajs would re-deliver it and then crash anyway.
+if (variant === "eachMessage") {
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      try {
+        await onRecord(partition, message);
+      } catch (e) {
+        fatal(e);
+      }
+    },
+  });
+} else {
+  // eachBatch: one call per fetched partition batch, offsets resolved once for the whole batch
+  // (eachBatchAutoResolve) rather than per message.
+  await consumer.run({
+    eachBatch: async ({ batch }) => {
+      try {
+        for (const message of batch.messages) {
+          const pending = onRecord(batch.partition, message);
+          if (pending !== undefined) await pending;
+        }
+      } catch (e) {
+        fatal(e);
+      }
+    },
+  });
+}

@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -342,6 +343,10 @@ public final class KStreamsBench {
     String ads;
     String stateDir;
     String runId;
+    /** default, throughput or latency: see {@link #props}. */
+    String variant;
+    /** drain or latency: a drain commits often so that its end is not the next commit. */
+    String phase;
 
     static Args parse(String[] argv) {
       Map<String, String> m = new LinkedHashMap<>();
@@ -360,10 +365,27 @@ public final class KStreamsBench {
       a.ads = m.get("ads");
       a.stateDir = required(m, "state-dir");
       a.runId = required(m, "run-id");
+      a.variant = m.getOrDefault("variant", "default");
+      a.phase = m.getOrDefault("phase", "latency");
+      if (!List.of("default", "throughput", "latency").contains(a.variant)) {
+        throw new IllegalArgumentException(
+            "unknown --variant " + a.variant + ": use default, throughput or latency");
+      }
+      if (!List.of("drain", "latency").contains(a.phase)) {
+        throw new IllegalArgumentException("unknown --phase " + a.phase + ": use drain or latency");
+      }
       m.keySet()
           .removeAll(
               List.of(
-                  "workload", "bootstrap", "input", "output", "ads", "state-dir", "run-id"));
+                  "workload",
+                  "bootstrap",
+                  "input",
+                  "output",
+                  "ads",
+                  "state-dir",
+                  "run-id",
+                  "variant",
+                  "phase"));
       if (!m.isEmpty()) {
         throw new IllegalArgumentException("unknown arguments: " + m.keySet());
       }
@@ -409,7 +431,40 @@ public final class KStreamsBench {
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.parseInt(System.getenv().getOrDefault("KSTREAMS_THREADS", "1")));
     p.put(StreamsConfig.STATE_DIR_CONFIG, a.stateDir);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    // commit.interval.ms, processing.guarantee, caching: defaults.
+    // processing.guarantee at its default (at-least-once) in every variant.
+    switch (a.variant) {
+      case "throughput":
+        // The record cache holds the windows' counts between commits, so each key's updates are
+        // folded in memory instead of going to RocksDB and the changelog one by one: sized to the
+        // state (W3: 1 M keys of open windows; the others hold at most 50,000 window-keys).
+        p.put(
+            StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG,
+            "W3".equals(a.workload) ? 1L << 30 : 256L << 20);
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1_000);
+        // Larger produce requests (results, repartition and changelog records). Fetches stay at
+        // 1 MB per partition: a larger fetch lets one input task run further ahead of the others
+        // in event time, and their records then reach the windows after the 1 s grace (see
+        // README.md, "Stream time").
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 256 << 10);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 100);
+        break;
+      case "latency":
+        // Every update goes downstream at once (no cache), the suppression buffer emits a window
+        // as soon as stream time passes its end, and nothing waits in the producer.
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 50);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
+        break;
+      default:
+        // Defaults: 10 MB cache, 30 s commit, producer linger.ms 100.
+        break;
+    }
+    if ("drain".equals(a.phase) && !"latency".equals(a.variant)) {
+      // Windowed results leave the record cache only when Kafka Streams commits: at the default
+      // 30 s, a drain would end at the first commit after the last record, not when the work is
+      // done. Committing every 100 ms bounds that error to a tenth of a second.
+      p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+    }
     return p;
   }
 

@@ -21,6 +21,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
+import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -39,6 +40,8 @@ public final class SparkBench {
 
   private static final Set<String> OPTIONS =
       Set.of("workload", "bootstrap", "input", "output", "ads", "state-dir", "run-id");
+  /** Optional: the variant (default when absent) and the phase (not used: no Spark variant commits on a timer). */
+  private static final Set<String> OPTIONAL = Set.of("variant", "phase");
 
   /** Yahoo Streaming Benchmark ad event (W1, W4). */
   private static final StructType AD_EVENT = new StructType()
@@ -100,7 +103,8 @@ public final class SparkBench {
     Map<String, String> opts = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
-      if (!a.startsWith("--") || !OPTIONS.contains(a.substring(2))) {
+      if (!a.startsWith("--")
+          || !(OPTIONS.contains(a.substring(2)) || OPTIONAL.contains(a.substring(2)))) {
         throw new IllegalArgumentException("unknown argument: " + a);
       }
       if (i + 1 >= args.length) {
@@ -116,7 +120,38 @@ public final class SparkBench {
     if (!Set.of("W1", "W2", "W3", "W4").contains(opts.get("workload"))) {
       throw new IllegalArgumentException("unknown workload: " + opts.get("workload"));
     }
+    Variant.of(opts.getOrDefault("variant", "default"), opts.get("workload"));
     return opts;
+  }
+
+  /**
+   * How the query runs: {@code default} (local[2], shuffle partitions 2, everything else as
+   * shipped); {@code tuned} (the Kafka sink's producer batching set, RocksDB state with changelog
+   * checkpointing where the state is large); {@code mopt-<n>} (tuned, plus maxOffsetsPerTrigger
+   * n: one point of a micro-batch size sweep); {@code realtime} (W4 only: tuned sink, Spark's
+   * real-time mode, which needs a task slot per input partition).
+   */
+  record Variant(boolean tuned, long maxOffsetsPerTrigger, boolean realTime) {
+    static Variant of(String name, String workload) {
+      if ("default".equals(name)) {
+        return new Variant(false, 0, false);
+      }
+      if ("tuned".equals(name)) {
+        return new Variant(true, 0, false);
+      }
+      if (name.matches("mopt-[1-9][0-9]*")) {
+        return new Variant(true, Long.parseLong(name.substring(5)), false);
+      }
+      if ("realtime".equals(name)) {
+        if (!"W4".equals(workload)) {
+          throw new IllegalArgumentException(
+              "--variant realtime runs W4 only: real-time mode allows stateless queries");
+        }
+        return new Variant(true, 0, true);
+      }
+      throw new IllegalArgumentException(
+          "unknown --variant " + name + ": use default, tuned, mopt-<n> or realtime");
+    }
   }
 
   private static void run(Map<String, String> opts, PrintStream stdout) throws Exception {
@@ -124,27 +159,42 @@ public final class SparkBench {
     String bootstrap = opts.get("bootstrap");
     String runId = opts.get("run-id");
     File stateDir = new File(opts.get("state-dir")).getAbsoluteFile();
+    Variant variant = Variant.of(opts.getOrDefault("variant", "default"), workload);
 
-    SparkSession spark = SparkSession.builder()
+    SparkSession.Builder builder = SparkSession.builder()
         .appName("sluice-bench-" + workload + "-" + runId)
-        .master("local[2]")
+        // Real-time mode runs one long-lived task per input partition (4), all at once: it needs
+        // as many task slots, not cores (the machine still has 2).
+        .master(variant.realTime() ? "local[4]" : "local[2]")
+        // Two shuffle partitions for two cores in every variant (Spark's 200 are for clusters).
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         // Streaming queries run without AQE anyway; turning it off up front saves a warning.
-        .config("spark.sql.adaptive.enabled", "false")
-        .getOrCreate();
+        .config("spark.sql.adaptive.enabled", "false");
+    if (variant.tuned() && ("W2".equals(workload) || "W3".equals(workload))) {
+      // W2 holds 10,000 auctions in 5 overlapping windows, W3 1 M keys: state off the JVM heap,
+      // and checkpoints that write only the changes (Spark's advice for large state).
+      builder = builder
+          .config("spark.sql.streaming.stateStore.providerClass",
+              "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+          .config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true");
+    }
+    SparkSession spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
 
-    Dataset<Row> kafka = spark.readStream()
+    var reader = spark.readStream()
         .format("kafka")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("subscribe", opts.get("input"))
         .option("startingOffsets", "earliest")
         .option("failOnDataLoss", "false")
-        .option("groupIdPrefix", "sluice-bench-spark-" + runId)
-        .load();
+        .option("groupIdPrefix", "sluice-bench-spark-" + runId);
+    if (variant.maxOffsetsPerTrigger() > 0) {
+      reader = reader.option("maxOffsetsPerTrigger", variant.maxOffsetsPerTrigger());
+    }
+    Dataset<Row> kafka = reader.load();
 
     Dataset<Row> results;
     switch (workload) {
@@ -197,6 +247,16 @@ public final class SparkBench {
         .option("checkpointLocation", new File(stateDir, "checkpoint").getPath())
         .queryName("sluice-bench-" + workload)
         .outputMode("append");
+    if (variant.tuned()) {
+      // The sink's producer at its defaults sends each partition's records as soon as it can
+      // (linger.ms 0 in kafka-clients 3.9) in 16 KB batches: wait up to 20 ms to fill 512 KB ones.
+      writer = writer.option("kafka.linger.ms", "20").option("kafka.batch.size", String.valueOf(512 << 10));
+    }
+    if (variant.realTime()) {
+      // Real-time mode: long-running tasks process records as they arrive and checkpoint every
+      // 5 minutes; it supports the update output mode only (the same rows for a stateless query).
+      writer = writer.outputMode("update").trigger(Trigger.RealTime("5 minutes"));
+    }
 
     stdout.println("BENCH_STARTED " + System.currentTimeMillis());
     stdout.flush();
