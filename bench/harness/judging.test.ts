@@ -168,6 +168,19 @@ describe("bestPeers", () => {
     ]);
   });
 
+  it("takes Sluice's best variant for each figure, as each trigger suits some figures", () => {
+    const { summary } = summarize(
+      ["sluice:default", "sluice:target-200ms", "kstreams:latency"],
+      [drain("sluice:default", 900, 500), drain("sluice:target-200ms", 800, 450), drain("kstreams:latency", 200, 150)],
+      [lat("sluice:default", [60, 90]), lat("sluice:target-200ms", [40, 50]), lat("kstreams:latency", [40, 55])],
+    );
+    expect(bestPeers(summary).map((b) => [b.figure, b.sluice?.system, b.peer?.system, b.ratio])).toEqual([
+      ["recordsPerSecond", "sluice:default", "kstreams:latency", 4.5],
+      ["recordsPerCpuSecond", "sluice:default", "kstreams:latency", 500 / 150],
+      ["p99Ms", "sluice:target-200ms", "kstreams:latency", 50 / 55],
+    ]);
+  });
+
   it("has no best peer for a figure no peer has", () => {
     const { summary } = summarize(["sluice:default", "naive:eachBatch"], [drain("sluice:default", 900, 500), { ...drain("naive:eachBatch", 1, 1), status: "crashed" }], []);
     expect(bestPeers(summary).map((b) => b.peer)).toEqual([null, null, null]);
@@ -176,16 +189,18 @@ describe("bestPeers", () => {
 
 describe("variants", () => {
   it("expands a system to all its variants and keeps the order given, without repeats", () => {
-    expect(parseSystems("kstreams,sluice,kstreams:latency")).toEqual(["kstreams:default", "kstreams:throughput", "kstreams:latency", "sluice:default"]);
+    expect(parseSystems("kstreams,sluice,kstreams:latency")).toEqual(["kstreams:default", "kstreams:throughput", "kstreams:latency", "sluice:default", "sluice:target-200ms"]);
     expect(parseSystems("naive:eachBatch, spark:mopt-250000")).toEqual(["naive:eachBatch", "spark:mopt-250000"]);
+    expect(parseSystems("sluice:mopt-50000,sluice:target-100ms")).toEqual(["sluice:mopt-50000", "sluice:target-100ms"]);
     expect(parseSystems("spark")).toEqual(["spark:default", "spark:tuned", "spark:mopt-500000", "spark:mopt-2000000", "spark:realtime"]);
-    expect(parseSystems("all")).toHaveLength(11);
+    expect(parseSystems("all")).toHaveLength(12);
   });
 
   it("names what is unknown and what exists", () => {
     expect(() => parseSystems("flink")).toThrow('unknown system "flink": use sluice, spark, kstreams, naive, system:variant or all');
     expect(() => parseSystems("kstreams:fast")).toThrow('unknown variant "kstreams:fast": kstreams has default, throughput, latency');
     expect(() => parseSystems("spark:mopt-0")).toThrow("spark has default, tuned, mopt-500000, mopt-2000000, realtime, mopt-<n>");
+    expect(() => parseSystems("sluice:target-fast")).toThrow('unknown variant "sluice:target-fast": sluice has default, target-200ms, mopt-<n>, target-<n>ms');
     expect(() => parseSystems("")).toThrow("no system given");
   });
 

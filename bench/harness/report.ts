@@ -94,10 +94,10 @@ function workloadSection(run: WorkloadRun): string {
     );
   }
   if (sluice) {
-    lines.push("", "Sluice against the best peer of each figure (the best of every peer variant, tuned or default):", "", "| figure | best peer | its median | Sluice | Sluice ÷ best peer |", "|---|---|---:|---:|---:|");
+    lines.push("", "Sluice against the best peer of each figure (the best of every peer variant, tuned or default, against Sluice's best variant for that figure):", "", "| figure | best peer | its median | Sluice variant | its median | Sluice ÷ best peer |", "|---|---|---:|---|---:|---:|");
     for (const b of bestPeers(run.summary)) {
       const what = COMPARED.find((c) => c.figure === b.figure)!;
-      lines.push(`| ${what.label}${what.higherIsBetter ? "" : " (lower is better)"} | ${b.peer ? label(b.peer.system) : "—"} | ${b.peer ? fmt(b.peer[b.figure]) : "—"} | ${fmt(sluice[b.figure])} | ${b.peer && Number.isFinite(b.ratio) ? `${b.ratio.toFixed(2)}x` : "—"} |`);
+      lines.push(`| ${what.label}${what.higherIsBetter ? "" : " (lower is better)"} | ${b.peer ? label(b.peer.system) : "—"} | ${b.peer ? fmt(b.peer[b.figure]) : "—"} | ${b.sluice ? label(b.sluice.system) : "—"} | ${b.sluice ? fmt(b.sluice[b.figure]) : "—"} | ${b.peer && Number.isFinite(b.ratio) ? `${b.ratio.toFixed(2)}x` : "—"} |`);
     }
   }
   const latencyNote =

@@ -88,21 +88,26 @@ export interface BestPeer {
   readonly figure: Figure;
   /** The best peer variant, or null when no peer has the figure. */
   readonly peer: SystemSummary | null;
+  /** Sluice's best variant for the figure (each trigger suits some figures), or null. */
+  readonly sluice: SystemSummary | null;
   /** Sluice's figure over the best peer's (for p99, Sluice's p99 over the peer's: under 1 is better). */
   readonly ratio: number;
 }
 
 /**
  * For each compared figure, the best of all peer variants (every system but Sluice, tuned or
- * default). A p99 counts only where the variant sustained the common rate: a latency measured
- * while falling behind is no peer's best.
+ * default) against the best of Sluice's. A p99 counts only where the variant sustained the common
+ * rate: a latency measured while falling behind is no one's best.
  */
 export function bestPeers(summary: readonly SystemSummary[]): BestPeer[] {
-  const sluice = summary.find((s) => systemOf(s.system) === "sluice");
   return COMPARED.map(({ figure, higherIsBetter }) => {
-    const candidates = summary.filter((s) => systemOf(s.system) !== "sluice" && Number.isFinite(s[figure]) && (figure !== "p99Ms" || s.sustainsCommonRate));
-    const peer = candidates.reduce<SystemSummary | null>((best, s) => (best === null || (higherIsBetter ? s[figure] > best[figure] : s[figure] < best[figure]) ? s : best), null);
+    const best = (sluiceSide: boolean) =>
+      summary
+        .filter((s) => (systemOf(s.system) === "sluice") === sluiceSide && Number.isFinite(s[figure]) && (figure !== "p99Ms" || s.sustainsCommonRate))
+        .reduce<SystemSummary | null>((b, s) => (b === null || (higherIsBetter ? s[figure] > b[figure] : s[figure] < b[figure]) ? s : b), null);
+    const peer = best(false);
+    const sluice = best(true);
     const ratio = peer && sluice && peer[figure] > 0 ? sluice[figure] / peer[figure] : NaN;
-    return { figure, peer, ratio };
+    return { figure, peer, sluice, ratio };
   });
 }

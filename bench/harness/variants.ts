@@ -1,8 +1,9 @@
 /**
  * The systems under test and their variants: each system at its defaults and as its experts
  * would tune it, named `system:variant` (bench/peers/README.md says what each variant sets).
- * `--systems` takes a system (all its variants), a `system:variant`, or `all`; a Spark
- * `maxOffsetsPerTrigger` sweep point is `spark:mopt-<n>` for any positive n.
+ * `--systems` takes a system (all its variants), a `system:variant`, or `all`; a
+ * `maxOffsetsPerTrigger` sweep point is `spark:mopt-<n>` or `sluice:mopt-<n>` for any positive n,
+ * and a Sluice latency target `sluice:target-<n>ms`.
  */
 import type { WorkloadName } from "./workloads.js";
 
@@ -26,7 +27,10 @@ export const SPARK_MOPT_SWEEP: readonly number[] = [500_000, 2_000_000];
 const moptSets = (n: number) => `tuned, and maxOffsetsPerTrigger ${n.toLocaleString("en-US")}`;
 
 export const VARIANTS: Readonly<Record<SystemName, readonly VariantDef[]>> = {
-  sluice: [{ name: "default", sets: "2 workers, maxOffsetsPerTrigger 1,000,000, default trigger" }],
+  sluice: [
+    { name: "default", sets: "2 workers, maxOffsetsPerTrigger 1,000,000, default trigger" },
+    { name: "target-200ms", sets: 'trigger({ latencyTarget: "200 ms" }): batches sized by Sluice from measured durations (maxOffsetsPerTrigger 1,000,000 as the upper bound)' },
+  ],
   spark: [
     { name: "default", sets: "local[2], shuffle partitions 2, defaults otherwise" },
     { name: "tuned", sets: "Kafka sink linger.ms 20 and batch.size 512 KiB; RocksDB state store with changelog checkpointing on W2 and W3" },
@@ -47,6 +51,12 @@ export const VARIANTS: Readonly<Record<SystemName, readonly VariantDef[]>> = {
 export const systemOf = (id: VariantId): SystemName => id.slice(0, id.indexOf(":")) as SystemName;
 export const variantOf = (id: string): string => id.slice(id.indexOf(":") + 1);
 
+/** A Sluice latency target `target-<n>ms` parsed, or null. */
+export function targetValue(variant: string): number | null {
+  const m = /^target-([1-9][0-9]*)ms$/.exec(variant);
+  return m ? Number(m[1]) : null;
+}
+
 /** A sweep point `mopt-<n>` parsed, or null. */
 export function moptValue(variant: string): number | null {
   const m = /^mopt-([1-9][0-9]*)$/.exec(variant);
@@ -58,8 +68,10 @@ function definition(id: VariantId): VariantDef | undefined {
   const name = variantOf(id);
   const known = VARIANTS[system].find((v) => v.name === name);
   if (known) return known;
-  const n = system === "spark" ? moptValue(name) : null;
-  return n === null ? undefined : { name, sets: moptSets(n) };
+  const n = system === "spark" || system === "sluice" ? moptValue(name) : null;
+  if (n !== null) return { name, sets: system === "spark" ? moptSets(n) : `2 workers, default trigger, fixed batches: maxOffsetsPerTrigger ${n.toLocaleString("en-US")}` };
+  const target = system === "sluice" ? targetValue(name) : null;
+  return target === null ? undefined : { name, sets: `trigger({ latencyTarget: "${target} ms" }) (maxOffsetsPerTrigger 1,000,000 as the upper bound)` };
 }
 
 /** What a variant sets, for the legend. */
@@ -94,7 +106,7 @@ export function parseSystems(text: string): VariantId[] {
     }
     const id: VariantId = `${s}:${variant}`;
     if (!definition(id)) {
-      const names = VARIANTS[s].map((v) => v.name).concat(s === "spark" ? ["mopt-<n>"] : []);
+      const names = VARIANTS[s].map((v) => v.name).concat(s === "spark" ? ["mopt-<n>"] : s === "sluice" ? ["mopt-<n>", "target-<n>ms"] : []);
       throw new Error(`unknown variant "${item}": ${s} has ${names.join(", ")}`);
     }
     add(id);

@@ -8,8 +8,7 @@ import { col, count, from_json, lit, Session, struct, sum, to_json, unix_millis,
 
 /**
  * Sluice's variants: a variant is a choice of trigger (and of the source's batch bound) on the
- * same query. Adding one (a real-time trigger, an adaptive latency target) is one entry here and
- * one in bench/harness/variants.ts.
+ * same query. Adding one is one entry here and one in bench/harness/variants.ts.
  */
 interface Variant {
   /** The source's maxOffsetsPerTrigger (see `input` below). */
@@ -17,13 +16,26 @@ interface Variant {
   /** The writer's trigger, as `DataStreamWriter.trigger` takes it; the default trigger when absent. */
   readonly trigger?: TriggerInput;
 }
-const VARIANTS = {
-  default: { maxOffsetsPerTrigger: 1_000_000 },
-} satisfies Record<string, Variant>;
+const BATCH_BOUND = 1_000_000;
+const VARIANTS: Readonly<Record<string, Variant>> = {
+  default: { maxOffsetsPerTrigger: BATCH_BOUND },
+};
+
+/** A named variant, or `mopt-<n>` (fixed batches of n offsets) or `target-<n>ms` (a latencyTarget trigger). */
+function variantNamed(name: string): Variant | undefined {
+  const mopt = /^mopt-([1-9][0-9]*)$/.exec(name);
+  if (mopt) return { maxOffsetsPerTrigger: Number(mopt[1]) };
+  const target = /^target-([1-9][0-9]*)ms$/.exec(name);
+  if (target) return { maxOffsetsPerTrigger: BATCH_BOUND, trigger: { latencyTarget: `${target[1]} ms` } };
+  return VARIANTS[name];
+}
 
 const Args = z.strictObject({
   workload: z.enum(["W1", "W2", "W3", "W4"]),
-  variant: z.enum(Object.keys(VARIANTS) as [keyof typeof VARIANTS, ...(keyof typeof VARIANTS)[]]).default("default"),
+  variant: z
+    .string()
+    .default("default")
+    .refine((v) => variantNamed(v) !== undefined, { message: `unknown variant: use ${Object.keys(VARIANTS).join(", ")}, mopt-<n> or target-<n>ms` }),
   /** drain or latency: the same settings for both today (a micro-batch ends when its results are written). */
   phase: z.enum(["drain", "latency"]).default("latency"),
   bootstrap: z.string(),
@@ -42,7 +54,7 @@ if (!parsed.success) {
   process.exit(2);
 }
 const args = parsed.data;
-const variant: Variant = VARIANTS[args.variant];
+const variant: Variant = variantNamed(args.variant)!;
 
 const AdEvent = z.object({ ad_id: z.string(), event_type: z.string(), user_id: z.string() });
 const Bid = z.object({ auction: z.int(), price: z.int() });
