@@ -64,11 +64,16 @@ export function decodeRecordBatches(bytes: Uint8Array, range: KafkaFetchRange): 
  * bytes per record, so that the responses of a whole task decode into one set of buffers that
  * rarely has to grow (and never has to be concatenated).
  */
-export function sinkForRange(firstResponse: Uint8Array, includeHeaders: boolean, rows: number): KafkaColumnSink {
+export function sinkForRange(
+  firstResponse: Uint8Array,
+  includeHeaders: boolean,
+  rows: number,
+  valueBytes?: (bytes: number) => Uint8Array,
+): KafkaColumnSink {
   const estimate = estimateSize(firstResponse, viewOf(firstResponse));
   const perRecord = estimate.records > 0 ? estimate.bytes / estimate.records : 0;
   const capacity = Math.max(estimate.records, Math.min(rows, MAX_PRESIZED_ROWS));
-  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity));
+  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity), valueBytes);
 }
 
 /**
