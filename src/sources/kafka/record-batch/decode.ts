@@ -73,7 +73,10 @@ export function sinkForRange(
   const estimate = estimateSize(firstResponse, viewOf(firstResponse));
   const perRecord = estimate.records > 0 ? estimate.bytes / estimate.records : 0;
   const capacity = Math.max(estimate.records, Math.min(rows, MAX_PRESIZED_ROWS));
-  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity), valueBytes);
+  // `reserve` stages a whole records section past the values already written, so the last
+  // response would otherwise double the buffer (a second allocation and a copy of all values):
+  // one response's bytes of headroom spares that.
+  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity) + firstResponse.length, valueBytes);
 }
 
 /**
