@@ -6,6 +6,7 @@
  *
  *   npm run bench:compare -- --base dab5ce6 --workload W1,W3 --reps 3
  *   npm run bench:compare -- --base v0.1.0 --head main --workload W2
+ *   npm run bench:compare -- --base 006df12 --workload W1,W4 --records 3000000 --reps 3
  *
  * Results: bench/results/compare-<base>-<head>.{json,md}. A later run for the same two commits adds
  * its repetitions to the file's (medians over all of them); `--report` only rewrites the .md.
@@ -32,6 +33,8 @@ const Options = z
         return picked as WorkloadName[];
       }),
     reps: z.coerce.number().int().min(1).default(3),
+    /** Events per drain topic (bench/run.ts --records); by default each workload's own. */
+    records: z.coerce.number().int().min(100_000).optional(),
     /** Only render the .md again from the results file. */
     report: z.literal("").transform(() => true).optional(),
   })
@@ -91,10 +94,11 @@ const DrainRow = z.object({
 });
 
 /** One drain repetition of Sluice at the checkout `dir`, through that commit's own bench runner. */
-function drainOnce(dir: string, workload: WorkloadName): z.infer<typeof DrainRow> {
+function drainOnce(dir: string, workload: WorkloadName, records: number | undefined): z.infer<typeof DrainRow> {
+  const sized = records === undefined ? [] : ["--records", String(records)];
   const r = spawnSync(
     process.execPath,
-    ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", "sluice", "--phases", "drain", "--reps", "1"],
+    ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", "sluice", "--phases", "drain", "--reps", "1", ...sized],
     { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   if (r.status !== 0) throw new Error(`the bench at ${dir} failed (exit ${r.status}):\n${r.stdout}`);
@@ -104,34 +108,44 @@ function drainOnce(dir: string, workload: WorkloadName): z.infer<typeof DrainRow
   return row;
 }
 
-const ResultsFile = z.object({ base: z.string(), head: z.string(), runs: z.array(z.custom<Run>()), finishedAt: z.string() });
+const ResultsFile = z.object({
+  base: z.string(),
+  head: z.string(),
+  records: z.number().optional(),
+  runs: z.array(z.custom<Run>()),
+  finishedAt: z.string(),
+});
 
 function main(): void {
   const o = parseArgs(process.argv.slice(2));
   const sides = { base: git("rev-parse", "--short", o.base), head: git("rev-parse", "--short", o.head) };
   const name = `compare-${sides.base}-${sides.head}`;
   const file = path.join(ROOT, "bench", "results", `${name}.json`);
-  const earlier = existsSync(file) ? ResultsFile.parse(JSON.parse(readFileSync(file, "utf8"))).runs : [];
-  const runs: Run[] = [...earlier];
+  const previous = existsSync(file) ? ResultsFile.parse(JSON.parse(readFileSync(file, "utf8"))) : undefined;
+  if (previous && !o.report && previous.records !== o.records) {
+    throw new Error(`${name}.json holds runs over ${previous.records ?? "the default"} records: rerun with that --records, or move the file away`);
+  }
+  const records = o.report ? previous?.records : o.records;
+  const runs: Run[] = [...(previous?.runs ?? [])];
   if (!o.report) {
     const dirs = { base: checkout(sides.base), head: checkout(sides.head) };
     for (let rep = 1; rep <= o.reps; rep++) {
       for (const workload of o.workload) {
         for (const side of ["base", "head"] as const) {
-          const row = drainOnce(dirs[side], workload);
+          const row = drainOnce(dirs[side], workload, records);
           const n = runs.filter((r) => r.workload === workload && r.side === side).length + 1;
           runs.push({ side, workload, rep: n, ...row });
           log(`${workload} ${side} (${sides[side]}) rep ${n}: ${(row.recordsPerSecond / 1000).toFixed(0)} k rec/s, ${row.cpuSeconds.toFixed(1)} CPU-s`);
         }
       }
     }
-    writeFileSync(file, `${JSON.stringify({ base: sides.base, head: sides.head, finishedAt: new Date().toISOString(), runs }, null, 2)}\n`);
+    writeFileSync(file, `${JSON.stringify({ base: sides.base, head: sides.head, records, finishedAt: new Date().toISOString(), runs }, null, 2)}\n`);
   }
-  writeReport(path.join(ROOT, "bench", "results", `${name}.md`), sides, runs);
+  writeReport(path.join(ROOT, "bench", "results", `${name}.md`), sides, runs, records);
   log(`written to bench/results/${name}.{json,md}`);
 }
 
-function writeReport(file: string, sides: { base: string; head: string }, runs: readonly Run[]): void {
+function writeReport(file: string, sides: { base: string; head: string }, runs: readonly Run[], records: number | undefined): void {
   const workloads = WORKLOADS.filter((w) => runs.some((r) => r.workload === w));
   const of = (workload: WorkloadName, side: "base" | "head", key: "recordsPerSecond" | "recordsPerCpuSecond") =>
     median(runs.filter((r) => r.workload === workload && r.side === side).map((r) => r[key]));
@@ -142,7 +156,8 @@ function writeReport(file: string, sides: { base: string; head: string }, runs: 
     `# Sluice ${sides.head} against ${sides.base}`,
     "",
     "Written by `npm run bench:compare` (bench/compare-commits.ts): the drain phase of `npm run bench` for Sluice alone, " +
-      "run from a clean checkout of each commit in interleaved repetitions (base, head, base, head ...) on one broker and the same topics; medians over every repetition recorded.",
+      "run from a clean checkout of each commit in interleaved repetitions (base, head, base, head ...) on one broker and the same topics; medians over every repetition recorded. " +
+      (records === undefined ? "Each workload's default drain size." : `Drain topics of ${records.toLocaleString("en-US")} events.`),
     "",
     "| workload | repetitions per side | records/s base | records/s head | head vs base | records per CPU-second base | head | head vs base |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",

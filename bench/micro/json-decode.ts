@@ -7,6 +7,11 @@
  * extracts the same five fields into typed arrays (Date.parse for the timestamp), and for
  * `JSON.parse` alone.
  *
+ * Then the bench's ad events (W1 and W4's input, ~300 bytes, seven string fields) as Kafka values,
+ * decoded by `decodeJsonValues` with the schemas those queries leave after column pruning: W4's
+ * three fields, W1's two (`ad_id`, `event_type`), and all seven for comparison. The fewer fields
+ * read, the more of each record is skipped.
+ *
  *   npx tsx bench/micro/json-decode.ts [lines]
  */
 import { decodeJsonLines } from "../../src/formats/json-lines.js";
@@ -14,6 +19,7 @@ import { decodeJsonValues } from "../../src/formats/json-values.js";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Fields } from "../../src/types/dtype.js";
+import { SPECS } from "../harness/workloads.js";
 
 const LINES = Number(process.argv[2] ?? 1_000_000);
 /**
@@ -167,7 +173,31 @@ for (const c of candidates) {
   const cpu = (median(c.cpuRates) / 1e6).toFixed(2);
   console.log(`${c.name.padEnd(22)} ${(median(c.rates) / 1e6).toFixed(2)} M lines/s wall, ${cpu} M lines/CPU-s  (median of ${RUNS}; wall runs ${runs})`);
 }
-const [lines, valuesCandidate, parseExtract] = candidates;
+const [lines, valuesCandidate, parseExtract] = candidates.slice(0, 3);
 console.log(`decodeJsonLines / JSON.parse + extract (wall): ${(median(lines!.rates) / median(parseExtract!.rates)).toFixed(2)}x`);
 console.log(`decodeJsonValues / decodeJsonLines (CPU): ${(median(valuesCandidate!.cpuRates) / median(lines!.cpuRates)).toFixed(2)}x`);
 console.log(`machine yardstick: Float64Array sum ${(median(yardsticks) / 1e9).toFixed(2)} G/s`);
+
+/** W1 and W4's input records, as Kafka values. */
+const stringFields = (...names: string[]): Fields => names.map((name) => ({ name, type: "string", nullable: true }));
+const adEvents = asValues(Array.from({ length: LINES }, (_, i) => SPECS.W1.value(i, 1_767_225_600_000 + i)));
+const adCandidates = [
+  ["W1's 2 fields of 7", stringFields("ad_id", "event_type")],
+  ["W4's 3 fields of 7", stringFields("ad_id", "event_type", "user_id")],
+  ["all 7 fields", stringFields("user_id", "page_id", "ad_id", "ad_type", "event_type", "event_time", "ip_address")],
+] as const;
+const adRates = new Map<string, number[]>();
+const decodeAds = (fields: Fields) =>
+  decodeJsonValues(adEvents.values, adEvents.offsets, null, fields, { mode: "FAILFAST", columnNameOfCorruptRecord: "_corrupt_record" }).batch.numRows;
+for (const [, fields] of adCandidates) decodeAds(fields); // warm-up
+for (let i = 0; i < RUNS; i++) {
+  for (const [name, fields] of adCandidates) {
+    collectGarbage();
+    const cpuStart = process.cpuUsage();
+    if (decodeAds(fields) !== LINES) throw new Error(`${name}: wrong row count`);
+    const cpu = process.cpuUsage(cpuStart);
+    adRates.set(name, [...(adRates.get(name) ?? []), LINES / ((cpu.user + cpu.system) / 1e6)]);
+  }
+}
+console.log(`\nad events (W1/W4 input): ${(adEvents.values.length / LINES).toFixed(0)} bytes/record, decodeJsonValues`);
+for (const [name, rates] of adRates) console.log(`  ${name.padEnd(20)} ${(median(rates) / 1e6).toFixed(2)} M records/CPU-s`);

@@ -4,11 +4,14 @@
  * responses, and reports records/s, the median of five interleaved runs, for:
  *  - `decodeRecordBatches` straight into Arrow columns, with and without CRC-32C checks;
  *  - kafkajs's own RecordBatchDecoder on the same bytes (one message object per record);
- * for uncompressed and gzip batches. kafkajs does not check CRCs.
+ * for uncompressed and gzip batches. kafkajs does not check CRCs. Then the CRC-32C alone, in
+ * MB/s over every batch's checksummed range: the dispatching `crc32c` (native `@node-rs/crc32`
+ * where it loads) against the JS slicing-by-16 fallback `crc32cJs`.
  *
  *   npx tsx bench/micro/kafka-decode.ts [records]
  */
 import { createRequire } from "node:module";
+import { crc32c, crc32cImplementation, crc32cJs } from "../../src/sources/kafka/record-batch/crc32c.js";
 import { decodeRecordBatches } from "../../src/sources/kafka/record-batch/decode.js";
 import { encodeRecordBatchColumns } from "../../src/sources/kafka/record-batch/encode.js";
 import type { KafkaCompression } from "../../src/sources/kafka/record-batch/compression.js";
@@ -37,12 +40,12 @@ function makeValues(count: number): { values: Uint8Array; offsets: Int32Array } 
   return { values, offsets };
 }
 
-/** Batches of RECORDS_PER_BATCH records, grouped into fetch-sized responses. */
-function makeFetches(compression: KafkaCompression): Uint8Array[] {
+/** Record batches of `perBatch` records each. */
+function makeBatches(compression: KafkaCompression, perBatch: number): Uint8Array[] {
   const { values, offsets } = makeValues(RECORDS);
   const batches: Uint8Array[] = [];
-  for (let first = 0; first < RECORDS; first += RECORDS_PER_BATCH) {
-    const count = Math.min(RECORDS_PER_BATCH, RECORDS - first);
+  for (let first = 0; first < RECORDS; first += perBatch) {
+    const count = Math.min(perBatch, RECORDS - first);
     const slice = offsets.slice(first, first + count + 1).map((o) => o - offsets[first]!);
     const batch = encodeRecordBatchColumns(
       { count, values: values.subarray(offsets[first]!, offsets[first + count]!), valueOffsets: slice, timestamps: 1714521600000 + first },
@@ -50,6 +53,12 @@ function makeFetches(compression: KafkaCompression): Uint8Array[] {
     );
     batches.push(batch);
   }
+  return batches;
+}
+
+/** Batches of RECORDS_PER_BATCH records, grouped into fetch-sized responses. */
+function makeFetches(compression: KafkaCompression): Uint8Array[] {
+  const batches = makeBatches(compression, RECORDS_PER_BATCH);
   const fetches: Uint8Array[] = [];
   for (let i = 0; i < batches.length; ) {
     let size = 0;
@@ -119,4 +128,34 @@ for (const compression of ["none", "gzip"] as const) {
     const m = median(rates);
     console.log(`  ${name.padEnd(28)} ${(m / 1e6).toFixed(2).padStart(6)} M records/s  (${(m / baseline).toFixed(1)}x kafkajs)`);
   }
+}
+
+/** The checksummed range of a v2 batch: from `attributes` (byte 21) to its end. */
+const CRC_FROM = 21;
+
+function checksumAll(batches: Uint8Array[], crc: (bytes: Uint8Array, start: number, end: number) => number): number {
+  let x = 0;
+  for (const batch of batches) x ^= crc(batch, CRC_FROM, batch.length);
+  return x;
+}
+
+console.log(`\nCRC-32C alone (crc32c dispatches to: ${crc32cImplementation})`);
+for (const perBatch of [RECORDS_PER_BATCH, 8000]) {
+  const batches = makeBatches("none", perBatch);
+  const bytes = batches.reduce((n, b) => n + b.length - CRC_FROM, 0);
+  const rates = new Map<string, number[]>();
+  const candidates = [
+    ["crc32c", crc32c],
+    ["crc32cJs", crc32cJs],
+  ] as const;
+  if (checksumAll(batches, crc32c) !== checksumAll(batches, crc32cJs)) throw new Error("crc32c and crc32cJs disagree");
+  for (let run = 0; run < RUNS; run++) {
+    for (const [name, crc] of candidates) {
+      const t0 = performance.now();
+      checksumAll(batches, crc);
+      rates.set(name, [...(rates.get(name) ?? []), bytes / ((performance.now() - t0) / 1000)]);
+    }
+  }
+  const size = (bytes / batches.length / 1024).toFixed(1);
+  for (const [name, r] of rates) console.log(`  ${perBatch}-record batches (${size} KiB)  ${name.padEnd(9)} ${(median(r) / 1e6).toFixed(0).padStart(6)} MB/s`);
 }

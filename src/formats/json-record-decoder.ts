@@ -1,7 +1,7 @@
 import type { Fields } from "../types/dtype.js";
 import type { ColumnAccumulators } from "./column-accumulators.js";
 import { KIND_BOOLEAN, KIND_FLOAT64, KIND_INT32, KIND_INT64, KIND_STRING } from "./column-accumulators.js";
-import { FieldMatcher, NO_FIELD } from "./field-matcher.js";
+import { FieldMatcher, MAX_LEARNED_KEYS, NO_FIELD } from "./field-matcher.js";
 import { unescapeInto } from "./json-escapes.js";
 import { MAX_TIMESTAMP_MS, setInt64FromText, setInt64Words } from "../batch/numeric-columns.js";
 import { asciiText, INT32_MAX, INT32_MIN } from "./json-number.js";
@@ -20,7 +20,10 @@ const LETTER_F = 0x66;
 /**
  * Decodes one record (one JSON object) straight into column accumulators, guided by the schema:
  * each key is matched to a field by its bytes and its value is parsed by that field's type; other
- * keys' values are skipped (and still validated). Throws a `RecordProblem` when the record is not
+ * keys' values are skipped (and still validated: a record is malformed for bytes the query never
+ * reads, as in Spark). The matcher learns those other keys, so that in the usual stream, where
+ * every record lists its keys in one order, an unread key costs one comparison of its bytes.
+ * Throws a `RecordProblem` when the record is not
  * a JSON object or does not fit the schema; the caller decides what that means (see
  * `json-lines.ts` for records framed by newlines, `json-values.ts` for records framed by offsets).
  */
@@ -28,10 +31,13 @@ export class JsonRecordDecoder {
   private readonly scanner = new JsonScanner();
   private readonly matcher: FieldMatcher;
   private readonly kinds: Int32Array;
+  /** Indices from here on are learned keys that name no field: their values are skipped. */
+  private readonly fieldCount: number;
   private readonly requiredFields: Int32Array;
   /**
-   * `successor[f + 1]`: the field whose key followed field f's in the last record that had both
-   * (`successor[0]`: the first field). The next key is first compared against it.
+   * `successor[f + 1]`: the field or learned key (an index at or after `fields.length`) whose key
+   * followed f's in the last record that had both (`successor[0]`: the first key). The next key
+   * is first compared against it.
    */
   private readonly successor: Int32Array;
   /** Per field: the serial number of the last record in which its key appeared. */
@@ -51,7 +57,8 @@ export class JsonRecordDecoder {
     private readonly columns: ColumnAccumulators,
   ) {
     this.matcher = new FieldMatcher(fields.map((f, i) => (decodedFields.includes(i) ? f.name : null)));
-    this.successor = new Int32Array(fields.length + 1).fill(NO_FIELD);
+    this.fieldCount = fields.length;
+    this.successor = new Int32Array(fields.length + MAX_LEARNED_KEYS + 1).fill(NO_FIELD);
     this.kinds = columns.kinds;
     this.requiredFields = Int32Array.from(decodedFields.filter((f) => !fields[f]!.nullable));
     this.seenInRecord = new Int32Array(fields.length);
@@ -99,7 +106,12 @@ export class JsonRecordDecoder {
           p += this.matcher.nameLength(guess) + 2;
         } else {
           p = s.scanString(p);
-          field = s.strEscaped ? this.matchEscapedKey() : this.matcher.match(src, s.strStart, s.strEnd);
+          if (s.strEscaped) {
+            field = this.matchEscapedKey();
+          } else {
+            field = this.matcher.match(src, s.strStart, s.strEnd);
+            if (field === NO_FIELD) field = this.matcher.learn(src, s.strStart, s.strEnd);
+          }
           if (field !== NO_FIELD) this.successor[previous + 1] = field;
         }
         if (field !== NO_FIELD) previous = field;
@@ -110,7 +122,7 @@ export class JsonRecordDecoder {
         }
         if (c !== COLON) throw syntaxProblem(`expected ':' after field name ${this.keyText()}, found ${describeByte(c)}`);
         if (byteAt(src, ++p, end) <= SPACE) p = s.skipSpace(p);
-        if (field === NO_FIELD) {
+        if (field === NO_FIELD || field >= this.fieldCount) {
           p = s.skipValue(p, 1);
         } else {
           this.seenInRecord[field] = this.recordSerial;

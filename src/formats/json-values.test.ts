@@ -236,6 +236,63 @@ describe("decodeJsonValues: record bounds", () => {
   });
 });
 
+describe("decodeJsonValues: keys the schema does not name", () => {
+  const schema = [field("id", "int32", false), field("name", "string"), field("_corrupt_record", "string")];
+
+  it("still validates an unread field's value once its key is known from earlier records", () => {
+    const c = column([
+      '{"id":1,"extra":"x","name":"a"}',
+      '{"id":2,"extra":"tab\there","name":"b"}',
+      '{"id":3,"extra":[1,,2],"name":"c"}',
+      '{"id":4,"extra":tru,"name":"d"}',
+      '{"id":5,"extra":{"deep":[1]},"name":"e"}',
+    ]);
+    const result = decode(c, schema, options("PERMISSIVE"));
+    expect(result.malformedRows).toEqual([1, 2, 3]);
+    expect(result.rows.map((r) => r.id)).toEqual([1, null, null, null, 5]);
+    expect(() => decode(column(['{"id":1,"extra":"x"}', '{"id":2,"extra":"tab\there"}']), schema, options("FAILFAST"))).toThrow(
+      "malformed JSON at topic t partition 0 offset 101: control character byte 0x09 in string (escape it)",
+    );
+  });
+
+  it("does not match an unread key cut by the record's end against the key order of the record before", () => {
+    expect(() => decode(column(['{"id":1,"extra":5}', '{"id":1,"ext', 'ra":5}']), schema, options("FAILFAST"))).toThrow(
+      "malformed JSON at topic t partition 0 offset 101: unterminated string",
+    );
+  });
+
+  it("reads a schema field written with escapes after its unescaped spelling was seen, and an unread key in either spelling", () => {
+    const result = decode(
+      column(['{"extra":1,"id":1,"name":"a"}', '{"\u0065xtra":2,"\u0069d":2,"n\u0061me":"b"}', '{"extra":3,"id":3,"name":"c"}']),
+      schema,
+      options("FAILFAST"),
+    );
+    expect(result.rows).toEqual([good(1, null, "a"), good(2, null, "b"), good(3, null, "c")].map(({ price: _, ...r }) => r));
+  });
+
+  it("decodes records whose unread keys never repeat, past the number of keys the decoder learns", () => {
+    const records = Array.from({ length: 300 }, (_, i) => `{"k${i}":${i},"id":${i},"k${i}b":"v","name":"n${i}"}`);
+    const result = decode(column(records), schema, options("FAILFAST"));
+    expect(result.rows).toHaveLength(300);
+    expect(result.rows[0]).toEqual({ id: 0, name: "n0", _corrupt_record: null });
+    expect(result.rows[299]).toEqual({ id: 299, name: "n299", _corrupt_record: null });
+  });
+
+  it("follows records whose keys change order, with and without the schema's fields among them", () => {
+    const result = decode(
+      column(['{"a":1,"id":1,"b":2,"name":"x"}', '{"b":2,"name":"y","a":1,"id":2}', '{"id":3,"b":[],"a":{}}', '{"a":1,"b":2,"id":4,"name":"z"}']),
+      schema,
+      options("FAILFAST"),
+    );
+    expect(result.rows.map((r) => [r.id, r.name])).toEqual([
+      [1, "x"],
+      [2, "y"],
+      [3, null],
+      [4, "z"],
+    ]);
+  });
+});
+
 describe("decodeJsonValues: inputs", () => {
   it("decodes no records into an empty batch", () => {
     const result = decodeJsonValues(new Uint8Array(0), Int32Array.of(0), null, fields, options("FAILFAST"));

@@ -8,6 +8,7 @@ import { clusterFor, describeKafkaError, forgetCluster, isolationCode, type Kafk
 import { kafkaFields } from "./kafka-fields.js";
 import type { KafkaColumnSink } from "./record-batch/columns.js";
 import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
+import { giveBackValueBytes, takeValueBytes } from "./record-batch/value-bytes-pool.js";
 import type { KafkaSplit } from "./kafka-split.js";
 import { timeLimit } from "./time-limit.js";
 
@@ -34,6 +35,11 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
   const isolation = connection.isolationLevel;
   // A dead letter carries its record's own headers, so they are decoded for it even unasked.
   const decodeHeaders = split.includeHeaders || (split.values?.deadLetterTopic ?? null) !== null;
+  // JSON values decode into columns of their own (strings copied), so the raw value buffer is
+  // garbage once they are decoded: it comes from, and goes back to, the thread's pool. Avro and
+  // Protobuf are left out (their decoders are not held to copying), and so are raw values, which
+  // the task returns.
+  const poolValues = split.values?.format.kind === "json";
   let sink: KafkaColumnSink | null = null;
   let offset = split.startOffset;
   let maxBytes = split.maxPartitionFetchBytes;
@@ -87,7 +93,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (raw.errorCode !== KAFKA_ERRORS.NONE) throw new SluiceError(`Kafka fetch of ${topic}-${partition} at offset ${offset} failed with error code ${raw.errorCode}`);
 
-    sink ??= sinkForRange(raw.records, decodeHeaders, endOffset - offset);
+    sink ??= sinkForRange(raw.records, decodeHeaders, endOffset - offset, poolValues ? takeValueBytes : undefined);
     const decoded = decodeRecordBatchesInto(sink, raw.records, {
       topic,
       partition,
@@ -116,6 +122,8 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
   const raw = sink ? sink.toBatch(topic, partition) : emptyBatch(kafkaFields(decodeHeaders));
   if (!split.values) return raw;
   const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition }, split.includeHeaders);
+  // The returned batch holds the decoded columns and the other Kafka columns, never the values.
+  if (poolValues && sink) giveBackValueBytes(sink.value.bytes);
   metrics.numMalformedRecords += decoded.numMalformed;
   return decoded.batch;
 }

@@ -13,8 +13,8 @@ export interface BytesBuffers {
   nulls: number;
 }
 
-function newBytes(rows: number, bytes: number): BytesBuffers {
-  return { offsets: new Int32Array(rows + 1), bytes: new Uint8Array(bytes), validity: new Uint8Array((rows + 7) >> 3), nulls: 0 };
+function newBytes(rows: number, bytes: Uint8Array): BytesBuffers {
+  return { offsets: new Int32Array(rows + 1), bytes, validity: new Uint8Array((rows + 7) >> 3), nulls: 0 };
 }
 
 /**
@@ -74,11 +74,20 @@ export class KafkaColumnSink {
   timestampWords: Int32Array;
   timestampTypes: Int32Array;
 
-  constructor(includeHeaders: boolean, rowCapacity: number, valueByteCapacity: number) {
+  /**
+   * `valueBytes` allocates the value buffer (at least the bytes asked for): a pool's, when the
+   * caller gives the buffer back once the values are decoded (value-bytes-pool.ts).
+   */
+  constructor(
+    includeHeaders: boolean,
+    rowCapacity: number,
+    valueByteCapacity: number,
+    valueBytes: (bytes: number) => Uint8Array = (bytes) => new Uint8Array(bytes),
+  ) {
     const rows = Math.max(1, rowCapacity);
     // Keys are often null or short: start small, `reserve` grows the buffer when they are not.
-    this.key = newBytes(rows, 0);
-    this.value = newBytes(rows, valueByteCapacity);
+    this.key = newBytes(rows, new Uint8Array(0));
+    this.value = newBytes(rows, valueBytes(valueByteCapacity));
     this.headers = includeHeaders ? newHeaders(rows) : null;
     this.offsetWords = new Int32Array(rows * 2);
     this.timestampWords = new Int32Array(rows * 2);

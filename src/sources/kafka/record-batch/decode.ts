@@ -64,11 +64,19 @@ export function decodeRecordBatches(bytes: Uint8Array, range: KafkaFetchRange): 
  * bytes per record, so that the responses of a whole task decode into one set of buffers that
  * rarely has to grow (and never has to be concatenated).
  */
-export function sinkForRange(firstResponse: Uint8Array, includeHeaders: boolean, rows: number): KafkaColumnSink {
+export function sinkForRange(
+  firstResponse: Uint8Array,
+  includeHeaders: boolean,
+  rows: number,
+  valueBytes?: (bytes: number) => Uint8Array,
+): KafkaColumnSink {
   const estimate = estimateSize(firstResponse, viewOf(firstResponse));
   const perRecord = estimate.records > 0 ? estimate.bytes / estimate.records : 0;
   const capacity = Math.max(estimate.records, Math.min(rows, MAX_PRESIZED_ROWS));
-  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity));
+  // `reserve` stages a whole records section past the values already written, so the last
+  // response would otherwise double the buffer (a second allocation and a copy of all values):
+  // one response's bytes of headroom spares that.
+  return new KafkaColumnSink(includeHeaders, capacity, Math.ceil(perRecord * capacity) + firstResponse.length, valueBytes);
 }
 
 /**
