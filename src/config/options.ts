@@ -177,7 +177,11 @@ export const outputModeSchema = z
   .pipe(z.enum(["append", "update", "complete"], { error: "outputMode must be append, update or complete" }));
 export type OutputMode = z.output<typeof outputModeSchema>;
 
-const TRIGGER_FORMS = 'trigger must be { processingTime: "1 second" }, { availableNow: true } or { once: true }';
+const TRIGGER_FORMS =
+  'trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true } or { realTime: "5 minutes" } (realTime: true for the default checkpoint interval)';
+
+/** Spark's default batch duration (checkpoint interval) of a real-time trigger: 5 minutes. */
+export const DEFAULT_REAL_TIME_BATCH_DURATION_MS = 5 * 60_000;
 
 export const triggerSchema = z
   .object(
@@ -185,22 +189,31 @@ export const triggerSchema = z
       processingTime: duration("processingTime").optional(),
       availableNow: z.literal(true, { error: "availableNow must be true" }).optional(),
       once: z.literal(true, { error: "once must be true" }).optional(),
+      /** Real-time mode: the duration is how often progress is checkpointed, not a latency (runtime/real-time-execution.ts). */
+      realTime: z
+        .union([z.literal(true), duration("realTime")], {
+          error: 'realTime must be a checkpoint interval such as "5 minutes" (a duration string or milliseconds), or true for the default 5 minutes',
+        })
+        .optional(),
     },
     { error: TRIGGER_FORMS },
   )
   .strict()
   .refine((t) => Object.keys(t).length === 1, { message: TRIGGER_FORMS });
-export type TriggerInput = { processingTime: string | number } | { availableNow: true } | { once: true };
+export type TriggerInput = { processingTime: string | number } | { availableNow: true } | { once: true } | { realTime: string | number | true };
 export type Trigger =
   | { readonly kind: "default" }
   | { readonly kind: "processingTime"; readonly intervalMs: number }
   | { readonly kind: "availableNow" }
-  | { readonly kind: "once" };
+  | { readonly kind: "once" }
+  /** Spark's RealTimeTrigger: long-running tasks, a checkpoint every `batchDurationMs`. */
+  | { readonly kind: "realTime"; readonly batchDurationMs: number };
 
 export function toTrigger(t: z.output<typeof triggerSchema> | undefined): Trigger {
   if (!t) return { kind: "default" };
   if (t.processingTime !== undefined) return t.processingTime === 0 ? { kind: "default" } : { kind: "processingTime", intervalMs: t.processingTime };
   if (t.availableNow) return { kind: "availableNow" };
+  if (t.realTime !== undefined) return { kind: "realTime", batchDurationMs: t.realTime === true ? DEFAULT_REAL_TIME_BATCH_DURATION_MS : t.realTime };
   return { kind: "once" };
 }
 

@@ -79,5 +79,7 @@ function trigger(config: WriterConfig): WriteStreamStart["trigger"] {
       return { case: "availableNow", value: true };
     case "once":
       return { case: "once", value: true };
+    case "realTime":
+      return { case: "realTimeBatchDuration", value: `${t.batchDurationMs} milliseconds` };
   }
 }

@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Partitioners } from "kafkajs";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { col, lit, struct, to_json, unix_millis } from "../api/functions.js";
+import { Session } from "../api/session.js";
+import { withSession } from "../testing/fixtures.js";
+import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../testing/kafka.js";
+import type { StreamingQuery } from "./streaming-query.js";
+
+/**
+ * Real-time mode against the real broker: records go from Kafka through the query to Kafka as
+ * they arrive; each checkpoint interval ends a batch whose offsets, commit and progress are
+ * written; a restart continues from the last checkpoint.
+ */
+
+const topics: string[] = [];
+const dirs: string[] = [];
+// Output is read by a session of its own, inline: a real-time query holds its session's workers for the whole batch.
+const reader = new Session({ workers: 0 });
+afterAll(async () => {
+  await reader.stop();
+  if (topics.length) await deleteTopic(...topics);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const Event = z.object({ id: z.int(), kind: z.string(), user: z.string() });
+
+async function topic(partitions: number, appendTime = false): Promise<string> {
+  const t = await createTopic("realtime", partitions, appendTime ? { "message.timestamp.type": "LogAppendTime" } : {});
+  topics.push(t);
+  return t;
+}
+
+function checkpointDir(): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), "sluice-realtime-"));
+  dirs.push(d);
+  return d;
+}
+
+async function produce(t: string, events: readonly z.infer<typeof Event>[], partitions: number): Promise<void> {
+  const producer = kafkaClient().producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  await producer.send({ topic: t, messages: events.map((e) => ({ partition: e.id % partitions, value: JSON.stringify(e) })) });
+  await producer.disconnect();
+}
+
+const events = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => ({ id: from + k, kind: (from + k) % 3 === 0 ? "click" : "view", user: `u${(from + k) % 5}` }));
+
+/** W4's shape: views only, as JSON with the input record's timestamp. */
+function viewsToKafka(session: Session, input: string, output: string, checkpoint: string, interval: string): StreamingQuery {
+  return session.readStream
+    .format("kafka")
+    .option("kafka.bootstrap.servers", kafkaBootstrap())
+    .option("subscribe", input)
+    .option("startingOffsets", "earliest")
+    .schema(Event)
+    .load()
+    .where(col("kind").equalTo(lit("view")))
+    .select(to_json(struct(col("id"), col("user"), unix_millis(col("timestamp")).alias("ts"))).alias("value"))
+    .writeStream.format("kafka")
+    .option("kafka.bootstrap.servers", kafkaBootstrap())
+    .option("topic", output)
+    .option("checkpointLocation", checkpoint)
+    .outputMode("update")
+    .trigger({ realTime: interval })
+    .start();
+}
+
+/** The output topic's records, with the broker's append time, read by Sluice's static Kafka reader. */
+async function outputOf(t: string): Promise<{ id: number; user: string; ts: number; appendMs: number }[]> {
+  const rows = await reader.read.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", t).load().select(col("value").cast("string").alias("value"), "timestamp").collect();
+  return rows.map((r) => ({ ...(JSON.parse(r.value!) as { id: number; user: string; ts: number }), appendMs: r.timestamp.getTime() }));
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const views = (from: number, to: number) => events(from, to).filter((e) => e.kind === "view").map((e) => ({ id: e.id, user: e.user }));
+const byId = <T extends { id: number }>(rows: readonly T[]) => [...rows].sort((a, b) => a.id - b.id);
+
+describe("real-time mode against the real broker", () => {
+  it("writes each record's output within milliseconds of its arrival, long before the checkpoint interval ends", () =>
+    // One worker: its one task owns both partitions.
+    withSession(1, async (session) => {
+      const input = await topic(2, true);
+      const output = await topic(1, true);
+      const q = viewsToKafka(session, input, output, checkpointDir(), "5 minutes");
+      try {
+        // The tasks are reading once a first record makes it through.
+        await produce(input, events(1, 2), 2);
+        await until("the first output", async () => (await outputOf(output)).length === 0 ? false : true);
+        for (let round = 1; round <= 10; round++) {
+          await produce(input, events(round * 10, round * 10 + 10), 2);
+          await new Promise((r) => setTimeout(r, 30));
+        }
+        await until("every view", async () => (await outputOf(output)).length === 1 + views(10, 110).length);
+        const out = await outputOf(output);
+        expect(byId(out.map(({ id, user }) => ({ id, user })))).toEqual([{ id: 1, user: "u1" }, ...views(10, 110)]);
+        // Output append time minus input append time (both stamped by the broker), for the records
+        // sent once the tasks were reading: far below the 5 minutes of the checkpoint interval.
+        const latencies = out.filter((r) => r.id >= 10).map((r) => r.appendMs - r.ts).sort((a, b) => a - b);
+        expect(latencies.at(-1)!).toBeLessThan(1_000);
+        expect(q.recentProgress).toEqual([]);
+      } finally {
+        await q.stop();
+      }
+    }));
+});
