@@ -86,7 +86,7 @@ async function measure(mode: Mode, topics: Topics, reader: Session): Promise<Mod
       samples: latencies.length,
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
-      maxMs: Math.max(...latencies),
+      maxMs: latencies.reduce((m, v) => Math.max(m, v), -Infinity),
       cpuPercent: Math.round(((cpu.user + cpu.system) / 1000 / (to - from)) * 100),
     };
     console.log(JSON.stringify(result));

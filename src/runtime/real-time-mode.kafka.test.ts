@@ -113,4 +113,42 @@ describe("real-time mode against the real broker", () => {
         await q.stop();
       }
     }));
+
+  it("checkpoints at each interval end, stops promptly with the offsets reached committed, and a restart goes on from there", () =>
+    withSession(1, async (session) => {
+      session.conf.set("spark.sql.streaming.realTimeMode.minBatchDuration", "500");
+      const input = await topic(2);
+      const output = await topic(1);
+      const checkpoint = checkpointDir();
+      await produce(input, events(0, 30), 2);
+      const first = viewsToKafka(session, input, output, checkpoint, "1 second");
+      await until("a first checkpoint with all 30 records", () => first.recentProgress.some((p) => p.sources[0]!.endOffset !== undefined && JSON.stringify(p.sources[0]!.endOffset) === JSON.stringify({ [input]: { "0": 15, "1": 15 } })));
+      const progress = first.recentProgress.find((p) => p.numInputRows > 0)!;
+      expect(progress.numInputRows).toBe(30);
+      expect(progress.sink).toMatchObject({ description: `KafkaSink[${output}]`, numOutputRows: 20 });
+      const offsets = JSON.parse(readFileSync(path.join(checkpoint, "offsets", String(progress.batchId)), "utf8").split("\n")[1]!) as Record<string, unknown>;
+      expect(offsets).toMatchObject({ sources: [{ [input]: { "0": 15, "1": 15 } }], realTime: true });
+
+      // A stop ends the running batch at once, whatever is left of its interval, and commits it.
+      const slow = viewsToKafka(session, input, output, checkpointDir(), "5 minutes");
+      await until("the second query's tasks reading", async () => (await outputOf(output)).length === 40);
+      const stopping = Date.now();
+      await slow.stop();
+      expect(Date.now() - stopping).toBeLessThan(2_000);
+      expect(slow.lastProgress!.sources[0]!.endOffset).toEqual({ [input]: { "0": 15, "1": 15 } });
+
+      await first.stop();
+      await produce(input, events(30, 60), 2);
+      const again = viewsToKafka(session, input, output, checkpoint, "1 second");
+      try {
+        await until("the restart's output", async () => (await outputOf(output)).length === 40 + 20);
+        // The first query's output, the second query's (its own checkpoint), and the restart's from the first's last checkpoint on: nothing lost, nothing again.
+        const rows = await outputOf(output);
+        expect(byId(rows.map(({ id, user }) => ({ id, user })))).toEqual(byId([...views(0, 30), ...views(0, 30), ...views(30, 60)]));
+        await until("the restart's first checkpoint", () => again.recentProgress.length > 0);
+        expect(again.recentProgress[0]!.sources[0]!.startOffset).toEqual({ [input]: { "0": 15, "1": 15 } });
+      } finally {
+        await again.stop();
+      }
+    }));
 });
