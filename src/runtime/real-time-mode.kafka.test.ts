@@ -151,4 +151,34 @@ describe("real-time mode against the real broker", () => {
         await again.stop();
       }
     }));
+
+  it("runs a union of two topics joined with a static table, record by record", () =>
+    withSession(1, async (session) => {
+      const left = await topic(1);
+      const right = await topic(1);
+      const output = await topic(1);
+      const users = session.createDataFrame([{ user: "u1", name: "Ada" }, { user: "u2", name: "Bo" }], z.object({ user: z.string(), name: z.string() }));
+      const read = (t: string) =>
+        session.readStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", t).option("startingOffsets", "earliest").schema(Event).load().select("id", "user");
+      const q = read(left)
+        .union(read(right))
+        .join(users, "user")
+        .select(to_json(struct(col("id"), col("user"), col("name"), lit(0).alias("ts"))).alias("value"))
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", kafkaBootstrap())
+        .option("topic", output)
+        .option("checkpointLocation", checkpointDir())
+        .outputMode("update")
+        .trigger({ realTime: "5 minutes" })
+        .start();
+      try {
+        await produce(left, [{ id: 1, kind: "view", user: "u1" }, { id: 2, kind: "view", user: "u9" }], 1);
+        await produce(right, [{ id: 3, kind: "click", user: "u2" }], 1);
+        await until("the joined rows", async () => (await outputOf(output)).length === 2);
+        const rows = (await outputOf(output)) as unknown as { id: number; user: string; name: string }[];
+        expect(byId(rows.map(({ id, user, name }) => ({ id, user, name })))).toEqual([{ id: 1, user: "u1", name: "Ada" }, { id: 3, user: "u2", name: "Bo" }]);
+      } finally {
+        await q.stop();
+      }
+    }));
 });
