@@ -231,7 +231,7 @@ describe("options are validated where they are given", () => {
       'writeStream.trigger: option "processingTime": cannot parse "soon" as a duration; use a number and a unit such as "10 seconds", "5 minutes" or "1 hour" (got "soon")',
     );
     expect(() => stream().writeStream.trigger({ continuous: "1 second" } as never).start()).toThrow(
-      'trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true } or { latencyTarget: "200 ms" }',
+      'trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true }, { latencyTarget: "200 ms" } or { realTime: "5 minutes" } (realTime: true for the default checkpoint interval)',
     );
   });
 

@@ -45,12 +45,18 @@ const offsetsEntrySchema = z.object({
    * before Sluice recorded any.
    */
   conf: z.record(z.string(), z.string()).optional(),
+  /**
+   * Written at the end of a real-time batch (runtime/real-time-execution.ts): `sources` are where
+   * its tasks stopped reading, and everything before them is in the sink already.
+   */
+  realTime: z.literal(true).optional(),
 });
 export interface OffsetsEntry {
   readonly sources: readonly Offset[];
   readonly batchWatermarkMs: number | null;
   readonly batchTimestampMs: number;
   readonly conf?: Readonly<Record<string, string>>;
+  readonly realTime?: true;
 }
 
 /** `commits/<batchId>`: written after the sink accepted the batch. */

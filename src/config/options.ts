@@ -177,7 +177,11 @@ export const outputModeSchema = z
   .pipe(z.enum(["append", "update", "complete"], { error: "outputMode must be append, update or complete" }));
 export type OutputMode = z.output<typeof outputModeSchema>;
 
-const TRIGGER_FORMS = 'trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true } or { latencyTarget: "200 ms" }';
+const TRIGGER_FORMS =
+  'trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true }, { latencyTarget: "200 ms" } or { realTime: "5 minutes" } (realTime: true for the default checkpoint interval)';
+
+/** Spark's default batch duration (checkpoint interval) of a real-time trigger: 5 minutes. */
+export const DEFAULT_REAL_TIME_BATCH_DURATION_MS = 5 * 60_000;
 
 export const triggerSchema = z
   .object(
@@ -187,6 +191,12 @@ export const triggerSchema = z
       once: z.literal(true, { error: "once must be true" }).optional(),
       latencyTarget: duration("latencyTarget")
         .refine((ms) => ms >= 1, { message: 'must be at least 1 millisecond, e.g. "200 ms"' })
+        .optional(),
+      /** Real-time mode: the duration is how often progress is checkpointed, not a latency (runtime/real-time-execution.ts). */
+      realTime: z
+        .union([z.literal(true), duration("realTime")], {
+          error: 'realTime must be a checkpoint interval such as "5 minutes" (a duration string or milliseconds), or true for the default 5 minutes',
+        })
         .optional(),
     },
     { error: TRIGGER_FORMS },
@@ -198,19 +208,23 @@ export type TriggerInput =
   | { availableNow: true }
   | { once: true }
   /** Sluice's adaptive trigger: batches back to back, each sized so results come within the target (runtime/batch-sizer.ts). */
-  | { latencyTarget: string | number };
+  | { latencyTarget: string | number }
+  | { realTime: string | number | true };
 export type Trigger =
   | { readonly kind: "default" }
   | { readonly kind: "processingTime"; readonly intervalMs: number }
   | { readonly kind: "availableNow" }
   | { readonly kind: "once" }
-  | { readonly kind: "latencyTarget"; readonly targetMs: number };
+  | { readonly kind: "latencyTarget"; readonly targetMs: number }
+  /** Spark's RealTimeTrigger: long-running tasks, a checkpoint every `batchDurationMs`. */
+  | { readonly kind: "realTime"; readonly batchDurationMs: number };
 
 export function toTrigger(t: z.output<typeof triggerSchema> | undefined): Trigger {
   if (!t) return { kind: "default" };
   if (t.processingTime !== undefined) return t.processingTime === 0 ? { kind: "default" } : { kind: "processingTime", intervalMs: t.processingTime };
   if (t.availableNow) return { kind: "availableNow" };
   if (t.latencyTarget !== undefined) return { kind: "latencyTarget", targetMs: t.latencyTarget };
+  if (t.realTime !== undefined) return { kind: "realTime", batchDurationMs: t.realTime === true ? DEFAULT_REAL_TIME_BATCH_DURATION_MS : t.realTime };
   return { kind: "once" };
 }
 

@@ -17,6 +17,7 @@ const CONSOLE_PROGRESS_UPDATE_INTERVAL = "spark.ui.consoleProgress.update.interv
 const milliseconds = durationSchema;
 const UI_RETAINED_PROGRESS_UPDATES = "spark.sql.streaming.ui.retainedProgressUpdates";
 const UI_RETAINED_QUERIES = "spark.sql.streaming.ui.retainedQueries";
+const REAL_TIME_MIN_BATCH_DURATION = "spark.sql.streaming.realTimeMode.minBatchDuration";
 
 /** Spark's count settings take a whole number, or its string form. */
 const count = (key: string) =>
@@ -67,6 +68,11 @@ const settings = {
   [UI_RETAINED_PROGRESS_UPDATES]: count(UI_RETAINED_PROGRESS_UPDATES).default(100),
   /** Finished query runs the web UI keeps (Spark's default: 100); active ones are always shown. */
   [UI_RETAINED_QUERIES]: count(UI_RETAINED_QUERIES).default(100),
+  /**
+   * The shortest checkpoint interval a real-time trigger may have, in milliseconds (Spark's
+   * default: 5000): each interval ends every task, writes the logs and starts the tasks again.
+   */
+  [REAL_TIME_MIN_BATCH_DURATION]: milliseconds(REAL_TIME_MIN_BATCH_DURATION).default(5_000),
 };
 
 /** The Spark SQL settings Sluice reads, by Spark's keys; another key is refused, never ignored. */
@@ -88,3 +94,4 @@ export type SqlConf = Readonly<z.output<typeof sqlConfSchema>>;
 export { MULTIPLE_WATERMARK_POLICY, NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS };
 export { CONSOLE_PROGRESS_UPDATE_INTERVAL, SHOW_CONSOLE_PROGRESS };
 export { UI_RETAINED_PROGRESS_UPDATES, UI_RETAINED_QUERIES };
+export { REAL_TIME_MIN_BATCH_DURATION };

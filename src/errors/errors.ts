@@ -287,3 +287,29 @@ export class SparkConnectError extends SluiceError {
     return this.condition.sqlState;
   }
 }
+
+/**
+ * A query that real-time mode cannot run (Spark's STREAMING_REAL_TIME_MODE error conditions): an
+ * output mode other than update, a source or sink without real-time support, a stateful operator,
+ * a checkpoint interval below the minimum. Raised by start(), before anything runs.
+ */
+export class RealTimeModeError extends AnalysisError {
+  override name = "RealTimeModeError";
+  constructor(
+    /** The part of Spark's error class after "STREAMING_REAL_TIME_MODE.", e.g. "OUTPUT_MODE_NOT_SUPPORTED". */
+    readonly condition: RealTimeModeCondition,
+    message: string,
+  ) {
+    const errorClass = condition === "INVALID_TRIGGER_INTERVAL" ? "INVALID_STREAMING_REAL_TIME_MODE_TRIGGER_INTERVAL" : `STREAMING_REAL_TIME_MODE.${condition}`;
+    super(`[${errorClass}] ${message}`, { errorClass, sqlState: "0A000" });
+  }
+}
+
+export type RealTimeModeCondition =
+  | "OUTPUT_MODE_NOT_SUPPORTED"
+  | "INPUT_STREAM_NOT_SUPPORTED"
+  | "SINK_NOT_SUPPORTED"
+  | "OPERATOR_OR_SINK_NOT_IN_ALLOWLIST"
+  | "IDENTICAL_SOURCES_IN_UNION_NOT_SUPPORTED"
+  | "INVALID_TRIGGER_INTERVAL"
+  | "CHECKPOINT_NOT_SUPPORTED";

@@ -84,6 +84,6 @@ describe("trigger({ latencyTarget })", () => {
       expect(() => writer().trigger({ latencyTarget: "soon" }).start()).toThrow('writeStream.trigger: option "latencyTarget": cannot parse "soon" as a duration');
       expect(() => writer().trigger({ latencyTarget: 0 }).start()).toThrow('option "latencyTarget": must be at least 1 millisecond, e.g. "200 ms" (got 0)');
       const both = { latencyTarget: "200 ms", processingTime: "1 second" } as unknown as { latencyTarget: string };
-      expect(() => writer().trigger(both).start()).toThrow('trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true } or { latencyTarget: "200 ms" }');
+      expect(() => writer().trigger(both).start()).toThrow('trigger must be { processingTime: "1 second" }, { availableNow: true }, { once: true }, { latencyTarget: "200 ms" } or { realTime: "5 minutes" } (realTime: true for the default checkpoint interval)');
     }));
 });

@@ -4,7 +4,7 @@ import type { OutputMode, Trigger } from "../config/options.js";
 import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
 import { mergeAllStats } from "../batch/task-metrics.js";
-import { ConcurrentModificationError, SluiceError } from "../errors/errors.js";
+import { SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
 import { driverOperators, type PhysicalPlan } from "../planner/physical.js";
@@ -22,6 +22,7 @@ import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import type { RelayedConf } from "./relayed-conf.js";
+import { addOwnLogEntry } from "./own-log-entry.js";
 import { populateStartOffsets } from "./start-offsets.js";
 import { type Clock, systemClock } from "./clock.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
@@ -465,19 +466,10 @@ export class MicroBatchExecution {
     await prefetched?.tasks.catch(() => undefined);
   }
 
-  /**
-   * Writes a log entry this run is the only one to write. An entry that is already there was
-   * written by another run on this checkpoint: stop rather than process a batch twice.
-   */
+  /** Writes a log entry only this run may write (runtime/own-log-entry.ts), unless the run was abandoned. */
   private async addLogEntry<T>(log: BatchLog<T>, batchId: number, entry: T): Promise<void> {
     this.checkNotAbandoned(`write ${log.fileOf(batchId)}`);
-    this.deps.lock.verify();
-    if (!(await log.add(batchId, entry))) {
-      throw new ConcurrentModificationError(
-        `Multiple streaming queries are concurrently using ${this.deps.checkpoint.root}: ${log.fileOf(batchId)} was written by another run while this one ` +
-          `(query ${this.deps.id}, run ${this.deps.runId}) ran batch ${batchId}; this run stops`,
-      );
-    }
+    await addOwnLogEntry({ lock: this.deps.lock, checkpointRoot: this.deps.checkpoint.root, queryId: this.deps.id, runId: this.deps.runId }, log, batchId, entry);
   }
 
   private releaseIdleWaiters(): void {

@@ -4,10 +4,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Checkpoint } from "../checkpoint/checkpoint.js";
 import { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
-import { NO_DATA_MICRO_BATCHES, STATEFUL_OPERATOR_CHECK_CORRECTNESS } from "../config/sql-conf.js";
+import { NO_DATA_MICRO_BATCHES, REAL_TIME_MIN_BATCH_DURATION, STATEFUL_OPERATOR_CHECK_CORRECTNESS } from "../config/sql-conf.js";
 import { AnalysisError } from "../errors/errors.js";
 import { explainPlan } from "../plan/explain.js";
 import type { LogicalPlan } from "../plan/logical.js";
+import { checkRealTimeQuery } from "../plan/real-time-mode.js";
 import { checkStreamingQuery } from "../plan/unsupported-operations.js";
 import { statefulOperators, type PhysicalPlan } from "../planner/physical.js";
 import { planPhysical } from "../planner/planner.js";
@@ -20,11 +21,13 @@ import { createSink } from "./create-sink.js";
 import { prepareQuery } from "./query-preparation.js";
 import { checkRegistryDecoding } from "./registry-preparation.js";
 import type { EngineContext } from "./engine-context.js";
-import { MicroBatchExecution } from "./micro-batch-execution.js";
+import { type ExecutionDeps, MicroBatchExecution } from "./micro-batch-execution.js";
+import { RealTimeExecution } from "./real-time-execution.js";
 import { relayedConfOf } from "./relayed-conf.js";
 import { buildStaticTables } from "./static-execution.js";
 import { MicroBatchStreamingQuery, type StreamingQuery } from "./streaming-query.js";
 import type { WriterConfig } from "./writer-config.js";
+import type { RealTimeSinkSpec } from "../workers/protocol.js";
 
 /**
  * Names the plan's stateful operators in checkpoint metadata, for people and for older Sluice
@@ -57,6 +60,15 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
   const physical = planPhysical(plan);
   // The session's settings as the query starts (Spark reads them then); the run's own come from its checkpoint.
   const relayedConf = relayedConfOf(engine.conf);
+  const trigger = config.trigger;
+  if (trigger.kind === "realTime") {
+    checkRealTimeQuery(physical, {
+      outputMode: config.outputMode,
+      batchDurationMs: trigger.batchDurationMs,
+      minBatchDurationMs: engine.conf[REAL_TIME_MIN_BATCH_DURATION],
+      sink: { kind: config.sink.kind, transactional: config.sink.kind === "kafka" && config.sink.transactional !== null },
+    });
+  }
   checkStreamingQuery(physical, config.outputMode, { checkCorrectness: engine.conf[STATEFUL_OPERATOR_CHECK_CORRECTNESS] });
   checkRegistryDecoding(physical);
   for (const p of physical.inputs) {
@@ -93,7 +105,7 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
       const sources = physical.inputs.map((p, i) =>
         openStreamSource(p.source, { memoryStream: (id) => engine.memoryStream(id), sourceDir: checkpoint.sourceDir(i) }),
       );
-      const execution = new MicroBatchExecution({
+      const deps: ExecutionDeps = {
         id: meta.id,
         runId,
         name: config.queryName,
@@ -118,7 +130,12 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
         onIdle: () => q.recordIdle(),
         clock: config.clock,
         consoleProgress: engine.consoleProgress,
-      });
+      };
+      if (trigger.kind === "realTime") {
+        const execution = new RealTimeExecution({ ...deps, trigger, taskSink: realTimeTaskSink(config.sink) });
+        return { execution, done: execution.run() };
+      }
+      const execution = new MicroBatchExecution(deps);
       return { execution, done: execution.run() };
     },
     async () => {
@@ -130,4 +147,13 @@ export function startStream(engine: EngineContext, plan: LogicalPlan, config: Wr
   );
   engine.streams.register(query);
   return query;
+}
+
+/**
+ * Where real-time tasks send their output: Kafka is written by the tasks themselves, row batch by
+ * row batch; the memory and console sinks get each batch's rows when it ends (as Spark's).
+ */
+function realTimeTaskSink(sink: WriterConfig["sink"]): RealTimeSinkSpec {
+  if (sink.kind !== "kafka") return { kind: "collect" };
+  return { kind: "kafka", options: { bootstrapServers: sink.bootstrapServers, topic: sink.topic, clientId: sink.clientId, security: sink.security } };
 }

@@ -1,7 +1,15 @@
 import { StreamingQueryException } from "../errors/errors.js";
 import type { ListenerBus } from "./listener.js";
-import type { MicroBatchExecution } from "./micro-batch-execution.js";
 import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
+
+/** What a query controls of the run that executes it: the micro-batch loop, or real-time mode's (runtime/real-time-execution.ts). */
+export interface QueryExecution {
+  readonly status: StreamingQueryStatus;
+  requestStop(): void;
+  /** Gives up on a run that did not stop in time; returns what it was doing. */
+  abandon(): string;
+  waitUntilIdle(): Promise<"idle" | "stopped">;
+}
 
 /** Progress reports kept per query (Spark's spark.sql.streaming.numRecentProgressUpdates). */
 const RECENT_PROGRESS = 100;
@@ -44,7 +52,7 @@ export class MicroBatchStreamingQuery implements StreamingQuery {
   private failure: StreamingQueryException | null = null;
   private active = true;
   private readonly terminated: Promise<void>;
-  private execution: MicroBatchExecution | null = null;
+  private execution: QueryExecution | null = null;
   /** Ends the query once: by its run ending, or by `stop()` giving up on a run that does not. */
   private finish!: (failure: unknown) => Promise<void>;
 
@@ -56,7 +64,7 @@ export class MicroBatchStreamingQuery implements StreamingQuery {
     readonly runId: string,
     readonly name: string | null,
     private readonly bus: ListenerBus,
-    start: (query: MicroBatchStreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>,
+    start: (query: MicroBatchStreamingQuery) => Promise<{ execution: QueryExecution; done: Promise<void> }>,
     private readonly cleanup: () => Promise<void>,
     /** How long `stop()` waits for the batch in flight (Spark's spark.sql.streaming.stopTimeout). */
     private readonly stopTimeoutMs: number,
@@ -81,7 +89,7 @@ export class MicroBatchStreamingQuery implements StreamingQuery {
     void this.launch(start);
   }
 
-  private async launch(start: (query: MicroBatchStreamingQuery) => Promise<{ execution: MicroBatchExecution; done: Promise<void> }>): Promise<void> {
+  private async launch(start: (query: MicroBatchStreamingQuery) => Promise<{ execution: QueryExecution; done: Promise<void> }>): Promise<void> {
     try {
       const { execution, done } = await start(this);
       this.execution = execution;

@@ -1,3 +1,4 @@
+import { InternalError } from "../errors/errors.js";
 import type { Trigger } from "../config/options.js";
 
 /** Polling delay of the default trigger when no data is available (Spark's pollingDelay, 10 ms). */
@@ -30,5 +31,8 @@ export function triggerPolicy(trigger: Trigger): TriggerPolicy {
       return { afterTrigger: () => "stop" };
     case "availableNow":
       return { afterTrigger: (outcome) => (outcome === "ran" ? 0 : "stop") };
+    case "realTime":
+      // A real-time query has its own execution (runtime/real-time-execution.ts), with no triggers to space.
+      throw new InternalError("a real-time trigger reached the micro-batch loop");
   }
 }

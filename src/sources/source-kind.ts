@@ -21,6 +21,11 @@ export interface SourceKind<D extends SourceDesc> {
   narrow(desc: D, needed: ReadonlySet<string>): D;
   /** Why a streaming query with `trigger` cannot read this source, or null when it can. */
   streamingRefusal(desc: D, trigger: Trigger): string | null;
+  /**
+   * Present on the kinds real-time mode can read (Spark's SupportsRealTimeMode): why it cannot
+   * read `desc` as configured, or null. Absent: the kind has no real-time reader.
+   */
+  realTimeRefusal?(desc: D): string | null;
 }
 
 /**

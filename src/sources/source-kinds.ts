@@ -42,3 +42,13 @@ export function narrowSource<D extends SourceDesc>(desc: D, needed: ReadonlySet<
 export function streamingRefusal(desc: SourceDesc, trigger: Trigger): string | null {
   return kindOf(desc).streamingRefusal(desc, trigger);
 }
+
+/**
+ * Why real-time mode cannot read this source (Spark's INPUT_STREAM_NOT_SUPPORTED and the source's
+ * own option checks), or null.
+ */
+export function realTimeRefusal(desc: SourceDesc): string | null {
+  const kind = kindOf(desc);
+  if (!kind.realTimeRefusal) return `the ${desc.format} source (${kind.describe(desc)}) has no real-time reader; real-time mode reads Kafka`;
+  return kind.realTimeRefusal(desc);
+}

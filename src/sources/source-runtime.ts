@@ -31,6 +31,21 @@ export interface SourceRuntime<D extends SourceDesc, S extends InputSplit> {
   readSplit(desc: D, split: S, metrics: TaskMetrics): Promise<Batch>;
   /** What a split reads, in words, for errors that must say which input a failed task was given. */
   describeSplit(split: S): string;
+  /**
+   * Real-time mode's reader of a split whose end is open (see `StreamSource.realTimeSplits`):
+   * present on the kinds real-time mode reads.
+   */
+  openTail?(desc: D, split: S, metrics: TaskMetrics): SplitTail;
   /** Closes connections kept for this kind of source (a session's stop). */
   closeConnections?(): Promise<void>;
+}
+
+/** Reads one split as its records arrive (real-time mode), in the task that owns it. */
+export interface SplitTail {
+  /** The records that arrived since the last call, waiting up to `waitMs` for some; null when none came. */
+  next(waitMs: number): Promise<Batch | null>;
+  /** Where the split has been read to, as the source's `realTimeEnd` takes it (plain data). */
+  position(): unknown;
+  /** Closes the connections the tail opened for itself. */
+  close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import { kafkaRuntime } from "./kafka/kafka-runtime.js";
 import { memoryRuntime, tableRuntime } from "./memory/memory-runtime.js";
 import { rateRuntime } from "./rate/rate-runtime.js";
 import type { DescOf, SourceDesc, SourceFormat } from "./source-desc.js";
-import type { SourceRuntime, StaticContext, StreamContext } from "./source-runtime.js";
+import type { SourceRuntime, SplitTail, StaticContext, StreamContext } from "./source-runtime.js";
 import type { StreamSource } from "./source.js";
 
 /** Every kind of source by format; a new one fails to compile until it is listed. */
@@ -41,6 +41,13 @@ export function readInputSplit(desc: SourceDesc, split: InputSplit, metrics: Tas
   const runtime = runtimeOf(desc);
   if (split.kind !== runtime.splitKind) throw new InternalError(`a ${split.kind} split cannot be read by a ${desc.format} source`);
   return runtime.readSplit(desc, split, metrics);
+}
+
+/** Real-time mode's reader of an open-ended split, in the task that owns it. */
+export function openSplitTail(desc: SourceDesc, split: InputSplit, metrics: TaskMetrics): SplitTail {
+  const runtime = runtimeOf(desc);
+  if (split.kind !== runtime.splitKind || !runtime.openTail) throw new InternalError(`a ${split.kind} split of a ${desc.format} source cannot be read in real time`);
+  return runtime.openTail(desc, split, metrics);
 }
 
 /** What a task's split reads, in words (task errors name it). */

@@ -68,6 +68,14 @@ export interface StreamSource<O = Offset, S extends InputSplit = InputSplit> {
    * makes at least `minSplits` when asked (a sized batch spreads over the workers).
    */
   planSplits(start: O, end: O, minSplits?: number): Promise<readonly S[]>;
+  /**
+   * Real-time mode (Spark's SupportsRealTimeMode): one split per partition from `start`, open at
+   * the end (each is read as records arrive until the checkpoint interval ends). Present on the
+   * sources real-time mode reads.
+   */
+  realTimeSplits?(start: O): Promise<readonly S[]>;
+  /** Where a real-time batch ended: `start` moved to the `positions` its `splits` were read to (Spark's mergeOffsets). */
+  realTimeEnd?(start: O, splits: readonly S[], positions: readonly unknown[]): O;
   /** Called after batch `end` committed: data before it will not be asked for again. */
   commit(end: O): void;
   /** Source-specific progress metrics for a batch that ended at `end` (Spark's `metrics` map). */

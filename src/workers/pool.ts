@@ -231,7 +231,7 @@ export class TaskPool {
         return await attempt();
       } catch (error) {
         first ??= { error };
-        if (attempts >= this.maxTaskAttempts || !isRetriable(error) || stop()) throw withAttempts(first.error, attempts);
+        if (attempts >= this.maxTaskAttempts || !isRetriable(error) || task.kind === "realTime" || stop()) throw withAttempts(first.error, attempts);
         await sleep(this.backoffMs(attempts), [this.closing.signal, cancel]);
         if (stop()) throw withAttempts(first.error, attempts);
       }
@@ -247,12 +247,13 @@ export class TaskPool {
     });
     const runTask = await this.inlineRunTask;
     const run = Promise.resolve(runTask(task));
-    if (this.taskTimeoutMs === 0) return await run;
+    const timeoutMs = attemptTimeoutMs(task, this.taskTimeoutMs);
+    if (timeoutMs === 0) return await run;
     // The driver cannot stop its own code: the attempt is raced, and left behind when it loses.
     run.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TaskTimeoutError(this.taskTimeoutMs, describeTask(task))), this.taskTimeoutMs);
+      timer = setTimeout(() => reject(new TaskTimeoutError(timeoutMs, describeTask(task))), timeoutMs);
     });
     try {
       return await Promise.race([run, timeout]);
@@ -267,8 +268,8 @@ export class TaskPool {
     // sends the same shared buffers again without copying.
     const { payload } = packTask(task, "share");
     const routing: Routing = { tried: new Set(), worker: null, onDispatch: null };
-    const timeoutMs = this.taskTimeoutMs;
     return async () => {
+      const timeoutMs = attemptTimeoutMs(task, this.taskTimeoutMs);
       routing.worker = null;
       const attemptId = this.nextAttemptId++;
       const request: WorkerRequest & { [queueOptions: symbol]: Routing } = { task: payload, attemptId, [Piscina.queueOptionsSymbol]: routing };
@@ -354,7 +355,18 @@ function describeTask(task: Task): string {
       return describeInputSplit(task.pipeline.source, task.split);
     case "processor":
       return `the ${task.keys.length} grouping key(s) of ${describeProcessor(task.spec.processor)} in batch ${task.batchId}`;
+    case "realTime":
+      return `real-time batch ${task.context.batchId} of ${task.splits.map((s) => describeInputSplit(s.pipeline.source, s.split)).join("; ")}`;
   }
+}
+
+/**
+ * A real-time task runs for its whole checkpoint interval: the timeout counts from its deadline.
+ * It is attempted once: its output is already in the sink as it goes, and Spark fails a
+ * real-time batch whose task fails (a restart resumes from the last checkpoint).
+ */
+function attemptTimeoutMs(task: Task, timeoutMs: number): number {
+  return timeoutMs === 0 || task.kind !== "realTime" ? timeoutMs : timeoutMs + Math.max(0, task.deadlineMs - Date.now());
 }
 
 function workerNotStarted(task: Task, ms: number, taskModule: string): string {

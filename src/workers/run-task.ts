@@ -7,6 +7,7 @@ import { OperatorChain } from "../operators/run-operators.js";
 import { crashPoint } from "../faults/crash-points.js";
 import { readInputSplit } from "../sources/source-runtimes.js";
 import { runProcessorTask } from "../operators/processor-run.js";
+import { runRealTimeTask } from "./run-real-time-task.js";
 import type { InputTask, InputTaskResult, Task, TaskResult } from "./protocol.js";
 
 /**
@@ -21,6 +22,8 @@ export async function runTask(task: Task): Promise<TaskResult> {
       return runInputTask(task);
     case "processor":
       return runProcessorTask(task);
+    case "realTime":
+      return runRealTimeTask(task);
     default:
       return assertNever(task, "task");
   }

@@ -4,7 +4,7 @@ import type { Fields } from "../types/dtype.js";
 import type { TaskMetrics } from "../batch/task-metrics.js";
 import type { InputSplit } from "../sources/input-split.js";
 import type { ProcessorTask, ProcessorTaskResult } from "../operators/processor-task.js";
-import type { InputTask, Task, TaskResult } from "./protocol.js";
+import type { InputTask, RealTimeTask, RealTimeTaskResult, Task, TaskResult } from "./protocol.js";
 
 /**
  * Batches across the thread boundary. Arrow JS objects do not survive structured clone (their
@@ -64,10 +64,12 @@ export type PackedSplit = Exclude<InputSplit, { readonly kind: "batch" }> | { re
 /** A task as posted to a worker: its batches' buffers packed, everything else plain data already. */
 export type PackedTask =
   | (Omit<InputTask, "split"> & { readonly split: PackedSplit })
+  | RealTimeTask
   | (Omit<ProcessorTask, "input" | "initialState"> & { readonly input: PackedBatch | null; readonly initialState: PackedBatch | null });
 
 export type PackedResult =
   | { readonly kind: "input"; readonly batch: PackedBatch; readonly metrics: TaskMetrics }
+  | (Omit<RealTimeTaskResult, "batch"> & { readonly batch: PackedBatch })
   | (Omit<ProcessorTaskResult, "batch"> & { readonly batch: PackedBatch });
 
 export interface Packed<T> {
@@ -181,12 +183,16 @@ export function packTask(task: Task, handoff: Handoff = "transfer"): Packed<Pack
     const [input, initialState] = packBatchesWith([task.input, task.initialState], buffers);
     return { payload: { ...task, input: input!, initialState: initialState! }, transfer: buffers.transfer };
   }
+  // A real-time task's splits are open-ended reads (Kafka partitions), never batches; its stop
+  // flag lives in a SharedArrayBuffer, which the message shares.
+  if (task.kind === "realTime") return { payload: task, transfer: [] };
   const split: PackedSplit = task.split.kind === "batch" ? { kind: "batch", batch: packBatchesWith([task.split.batch], buffers)[0]! } : task.split;
   return { payload: { ...task, split }, transfer: buffers.transfer };
 }
 
 export function unpackTask(p: PackedTask): Task {
   if (p.kind === "processor") return { ...p, input: unpackOrNull(p.input), initialState: unpackOrNull(p.initialState) };
+  if (p.kind === "realTime") return p;
   const split: InputSplit = p.split.kind === "batch" ? { kind: "batch", batch: unpackBatch(p.split.batch) } : p.split;
   return { ...p, split };
 }

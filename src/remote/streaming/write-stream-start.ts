@@ -85,5 +85,7 @@ function trigger(config: WriterConfig): WriteStreamStart["trigger"] {
           "give Spark a processingTime trigger and the Kafka source's maxOffsetsPerTrigger, or run the query in an embedded session",
         "LATENCY_TARGET",
       );
+    case "realTime":
+      return { case: "realTimeBatchDuration", value: `${t.batchDurationMs} milliseconds` };
   }
 }

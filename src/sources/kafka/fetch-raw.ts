@@ -98,6 +98,11 @@ export interface FetchRequest {
   readonly offset: number;
   readonly maxBytes: number;
   readonly isolationLevel: number;
+  /**
+   * How long the broker may hold the request while the partition has nothing past `offset`
+   * (a long poll: it answers as soon as one record arrives). 0 or absent: answer at once.
+   */
+  readonly maxWaitMs?: number;
 }
 
 /**
@@ -114,8 +119,8 @@ export async function fetchPartitionRaw(cluster: KafkaCluster, req: FetchRequest
   onLeader?.(`${broker.connectionPool.host}:${broker.connectionPool.port}`);
   const request = loadedKafkajs().fetchV11Request({
     replicaId: -1,
-    maxWaitTime: 0,
-    minBytes: 0,
+    maxWaitTime: req.maxWaitMs ?? 0,
+    minBytes: (req.maxWaitMs ?? 0) > 0 ? 1 : 0,
     maxBytes: req.maxBytes,
     isolationLevel: req.isolationLevel,
     topics: [{ topic: req.topic, partitions: [{ partition: req.partition, fetchOffset: String(req.offset), maxBytes: req.maxBytes }] }],

@@ -19,4 +19,15 @@ export const kafkaKind: SourceKind<KafkaSourceDesc> = {
     return valueFields === desc.valueFields ? desc : { ...desc, valueFields, fields: kafkaDecodedFields(valueFields, o.includeHeaders) };
   },
   streamingRefusal: () => null,
+  /**
+   * Real-time mode reads each partition in one long-running task until the checkpoint interval
+   * ends: a batch has no size to limit and no partition is split, so the options that size or
+   * split micro-batches are refused rather than ignored (Spark refuses minPartitions).
+   */
+  realTimeRefusal(desc) {
+    const o = desc.options;
+    const sizing = (["minPartitions", "maxOffsetsPerTrigger", "minOffsetsPerTrigger"] as const).filter((k) => o[k] !== undefined);
+    if (sizing.length === 0) return null;
+    return `the Kafka source option${sizing.length > 1 ? "s" : ""} ${sizing.map((k) => `"${k}"`).join(", ")} ${sizing.length > 1 ? "are" : "is"} not supported in real-time mode: each partition is read by one long-running task, and a real-time batch lasts the trigger's checkpoint interval whatever arrives; remove ${sizing.length > 1 ? "them" : "it"}`;
+  },
 };

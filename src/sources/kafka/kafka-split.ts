@@ -32,3 +32,6 @@ export interface KafkaValueDecoding {
   /** Where the writer schemas of values in the Confluent wire format come from (secrets included: never shown). */
   readonly registry: SchemaRegistryOptions | null;
 }
+
+/** The end offset of a real-time split: none; it is read as records arrive (kafka-partition-tail.ts). */
+export const OPEN_END = Number.MAX_SAFE_INTEGER;

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Backlog, ReadLimit, StreamSource } from "../source.js";
 import type { KafkaValues } from "./kafka-desc.js";
 import { kafkaKind } from "./kafka-kind.js";
-import type { KafkaSplit } from "./kafka-split.js";
+import { OPEN_END, type KafkaSplit } from "./kafka-split.js";
 import { GroupCommitter } from "./group-commit.js";
 import { KafkaMetadata, type SubscriptionStrategy } from "./kafka-metadata.js";
 import { connectionOf, kafkaSplits, lookupPolicyOf, resolveStartingOffsets, strategyOf } from "./kafka-options-resolve.js";
@@ -170,6 +170,24 @@ export class KafkaStreamSource implements StreamSource<PartitionOffsets, KafkaSp
       end: end[tp.topic]![String(tp.partition)]!,
     }));
     return kafkaSplits(this.options, ranges, await this.values, minSplits);
+  }
+
+  /**
+   * One open-ended split per partition, from `from` (partitions new since: from their earliest
+   * offset). The offset limits that size micro-batches are refused in real-time mode (kafka-kind.ts),
+   * so the partitions are simply those the cluster has now.
+   */
+  async realTimeSplits(from: PartitionOffsets): Promise<readonly KafkaSplit[]> {
+    const now = await this.latestOffset(from);
+    // Open at the end, so that a partition with nothing to read yet still gets its split.
+    return this.planSplits(from, toPartitionOffsets(partitionsOf(now).map((tp) => [tp, OPEN_END] as const)));
+  }
+
+  /** Each partition's offset where its task stopped reading; partitions no task read keep theirs. */
+  realTimeEnd(from: PartitionOffsets, splits: readonly KafkaSplit[], positions: readonly unknown[]): PartitionOffsets {
+    const reached = new Map(partitionsOf(from).map((tp) => [tpKey(tp), [tp, from[tp.topic]![String(tp.partition)]!] as const]));
+    splits.forEach((s, i) => reached.set(tpKey(s), [{ topic: s.topic, partition: s.partition }, positions[i] as number]));
+    return toPartitionOffsets(reached.values());
   }
 
   commit(end: PartitionOffsets): void {

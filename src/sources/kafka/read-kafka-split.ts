@@ -133,7 +133,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
  * its cluster (see readKafkaSplit) and the error names the broker: the partition's leader once the
  * work has found it, else the bootstrap servers.
  */
-async function boundedExchange<T>(split: KafkaSplit, what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> {
+export async function boundedExchange<T>(split: KafkaSplit, what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> {
   let broker = split.connection.bootstrapServers;
   const timedOut = new SluiceError(`no answer within ${split.pollTimeoutMs} ms (kafkaConsumer.pollTimeoutMs)`);
   try {

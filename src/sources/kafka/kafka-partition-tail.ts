@@ -1,0 +1,109 @@
+import type { Batch } from "../../batch/batch.js";
+import type { TaskMetrics } from "../../batch/task-metrics.js";
+import { SluiceError } from "../../errors/errors.js";
+import { decodeKafkaValues } from "./decode-values.js";
+import { fetchPartitionRaw, KAFKA_ERRORS } from "./fetch-raw.js";
+import { isolationCode, openCluster, type KafkaCluster } from "./kafka-cluster.js";
+import { OPEN_END, type KafkaSplit } from "./kafka-split.js";
+import { boundedExchange } from "./read-kafka-split.js";
+import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
+
+/** Fetches in a row that found no leader or no partition before a tail gives up. */
+const MAX_STALLS = 8;
+
+
+/**
+ * Reads one Kafka partition as records arrive, for real-time mode: each `next` is one long-poll
+ * fetch from the partition leader (the broker answers as soon as a record is there, or after
+ * `waitMs`), decoded straight into columns and, with a record schema, into the record's fields,
+ * as a micro-batch task reads its range (read-kafka-split.ts: the same fetch, decoders and broker
+ * timeouts). `offset` is the next offset to read: every record before it has been returned.
+ */
+export class KafkaPartitionTail {
+  private cluster: KafkaCluster | null = null;
+  private stalls = 0;
+  /** The next offset to read. */
+  offset: number;
+  private readonly decodeHeaders: boolean;
+
+  constructor(
+    private readonly split: KafkaSplit,
+    private readonly metrics: TaskMetrics,
+  ) {
+    this.offset = split.startOffset;
+    // A dead letter carries its record's own headers, so they are decoded for it even unasked.
+    this.decodeHeaders = split.includeHeaders || (split.values?.deadLetterTopic ?? null) !== null;
+  }
+
+  /** The records that arrived after `offset`; null when `waitMs` passed without any. */
+  async next(waitMs: number): Promise<Batch | null> {
+    const { topic, partition, connection } = this.split;
+    const exchange = <T>(what: string, work: (onLeader: (address: string) => void) => Promise<T>) => boundedExchange(this.split, what, work);
+    // Its own connection: a broker answers the requests of one connection in order, so a long
+    // poll would hold back the fetches of the other partitions sharing it.
+    const cluster = (this.cluster ??= await exchange(`connection to read ${topic}-${partition}`, () => openCluster(connection)));
+    const at = this.offset;
+    const raw = await exchange(`fetch of ${topic}-${partition} at offset ${at}`, (onLeader) =>
+      fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes: this.split.maxPartitionFetchBytes, isolationLevel: isolationCode(connection.isolationLevel), maxWaitMs: waitMs }, onLeader),
+    );
+    switch (raw.errorCode) {
+      case KAFKA_ERRORS.NONE:
+        break;
+      case KAFKA_ERRORS.OFFSET_OUT_OF_RANGE:
+        // Retention removed records before they were read: data loss, as in a micro-batch.
+        if (raw.logStartOffset > at) {
+          this.lost(`offsets ${at} to ${raw.logStartOffset - 1} were removed (the earliest offset available is ${raw.logStartOffset})`);
+          this.offset = raw.logStartOffset;
+          return null;
+        }
+        throw new SluiceError(
+          `Some data may have been lost because they are not available in Kafka any more: ${topic}-${partition} has no offset ${at} (its log ends before it: topic recreated or truncated?)`,
+        );
+      case KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION:
+      case KAFKA_ERRORS.UNKNOWN_TOPIC_ID:
+      case KAFKA_ERRORS.NOT_LEADER_OR_FOLLOWER:
+        await exchange(`metadata refresh for ${topic}-${partition}`, () => cluster.refreshMetadata());
+        if (++this.stalls >= MAX_STALLS) throw new SluiceError(`cannot read ${topic}-${partition}: no leader found for it after ${MAX_STALLS} attempts (Kafka error code ${raw.errorCode})`);
+        return null;
+      default:
+        throw new SluiceError(`Kafka fetch of ${topic}-${partition} at offset ${at} failed with error code ${raw.errorCode}`);
+    }
+    this.stalls = 0;
+    if (raw.records.length === 0) return null;
+    const sink = sinkForRange(raw.records, this.decodeHeaders, 0);
+    let decoded = decodeRecordBatchesInto(sink, raw.records, {
+      topic,
+      partition,
+      startOffset: at,
+      endOffset: OPEN_END,
+      isolation: connection.isolationLevel,
+      abortedTransactions: raw.abortedTransactions,
+      includeHeaders: this.decodeHeaders,
+    });
+    // A record batch larger than the fetch size comes back cut short: ask for all of it.
+    if (decoded.nextOffset === at && decoded.truncatedBatchSize > this.split.maxPartitionFetchBytes) {
+      const whole = await exchange(`fetch of ${topic}-${partition} at offset ${at}`, (onLeader) =>
+        fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes: decoded.truncatedBatchSize, isolationLevel: isolationCode(connection.isolationLevel) }, onLeader),
+      );
+      decoded = decodeRecordBatchesInto(sink, whole.records, { topic, partition, startOffset: at, endOffset: OPEN_END, isolation: connection.isolationLevel, abortedTransactions: whole.abortedTransactions, includeHeaders: this.decodeHeaders });
+    }
+    this.offset = Math.max(at, decoded.nextOffset);
+    const batch = sink.toBatch(topic, partition);
+    if (!this.split.values) return batch;
+    const values = await decodeKafkaValues(batch, this.split.values, connection, { topic, partition }, this.split.includeHeaders);
+    this.metrics.numMalformedRecords += values.numMalformed;
+    return values.batch;
+  }
+
+  async close(): Promise<void> {
+    const cluster = this.cluster;
+    this.cluster = null;
+    await cluster?.disconnect().catch(() => undefined);
+  }
+
+  private lost(what: string): void {
+    const message = `Some data may have been lost because they are not available in Kafka any more: ${this.split.topic}-${this.split.partition}: ${what}`;
+    if (this.split.failOnDataLoss) throw new SluiceError(`${message}. If you want your streaming query to continue, set the source option "failOnDataLoss" to "false".`);
+    console.warn(`${message}; continuing because failOnDataLoss is false`);
+  }
+}
