@@ -189,18 +189,18 @@ describe("bestPeers", () => {
 
 describe("variants", () => {
   it("expands a system to all its variants and keeps the order given, without repeats", () => {
-    expect(parseSystems("kstreams,sluice,kstreams:latency")).toEqual(["kstreams:default", "kstreams:throughput", "kstreams:latency", "sluice:default", "sluice:target-200ms"]);
+    expect(parseSystems("kstreams,sluice,kstreams:latency")).toEqual(["kstreams:default", "kstreams:throughput", "kstreams:latency", "sluice:default", "sluice:target-200ms", "sluice:realtime"]);
     expect(parseSystems("naive:eachBatch, spark:mopt-250000")).toEqual(["naive:eachBatch", "spark:mopt-250000"]);
     expect(parseSystems("sluice:mopt-50000,sluice:target-100ms")).toEqual(["sluice:mopt-50000", "sluice:target-100ms"]);
     expect(parseSystems("spark")).toEqual(["spark:default", "spark:tuned", "spark:mopt-500000", "spark:mopt-2000000", "spark:realtime"]);
-    expect(parseSystems("all")).toHaveLength(12);
+    expect(parseSystems("all")).toHaveLength(13);
   });
 
   it("names what is unknown and what exists", () => {
     expect(() => parseSystems("flink")).toThrow('unknown system "flink": use sluice, spark, kstreams, naive, system:variant or all');
     expect(() => parseSystems("kstreams:fast")).toThrow('unknown variant "kstreams:fast": kstreams has default, throughput, latency');
     expect(() => parseSystems("spark:mopt-0")).toThrow("spark has default, tuned, mopt-500000, mopt-2000000, realtime, mopt-<n>");
-    expect(() => parseSystems("sluice:target-fast")).toThrow('unknown variant "sluice:target-fast": sluice has default, target-200ms, mopt-<n>, target-<n>ms');
+    expect(() => parseSystems("sluice:target-fast")).toThrow('unknown variant "sluice:target-fast": sluice has default, target-200ms, realtime, mopt-<n>, target-<n>ms');
     expect(() => parseSystems("")).toThrow("no system given");
   });
 

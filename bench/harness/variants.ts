@@ -30,6 +30,7 @@ export const VARIANTS: Readonly<Record<SystemName, readonly VariantDef[]>> = {
   sluice: [
     { name: "default", sets: "2 workers, maxOffsetsPerTrigger 1,000,000, default trigger" },
     { name: "target-200ms", sets: 'trigger({ latencyTarget: "200 ms" }): batches sized by Sluice from measured durations (maxOffsetsPerTrigger 1,000,000 as the upper bound)' },
+    { name: "realtime", workloads: ["W4"], sets: 'trigger({ realTime: "5 minutes" }), update mode: long-running tasks per worker read records as they arrive' },
   ],
   spark: [
     { name: "default", sets: "local[2], shuffle partitions 2, defaults otherwise" },

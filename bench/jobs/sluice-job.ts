@@ -11,14 +11,17 @@ import { col, count, from_json, lit, Session, struct, sum, to_json, unix_millis,
  * same query. Adding one is one entry here and one in bench/harness/variants.ts.
  */
 interface Variant {
-  /** The source's maxOffsetsPerTrigger (see `input` below). */
-  readonly maxOffsetsPerTrigger: number;
+  /** The source's maxOffsetsPerTrigger (see `input` below); unset in real-time mode, which reads records as they arrive. */
+  readonly maxOffsetsPerTrigger?: number;
+  /** The output mode when not append: real-time mode writes in update mode (the same rows for a stateless query). */
+  readonly outputMode?: "update";
   /** The writer's trigger, as `DataStreamWriter.trigger` takes it; the default trigger when absent. */
   readonly trigger?: TriggerInput;
 }
 const BATCH_BOUND = 1_000_000;
 const VARIANTS: Readonly<Record<string, Variant>> = {
   default: { maxOffsetsPerTrigger: BATCH_BOUND },
+  realtime: { trigger: { realTime: "5 minutes" }, outputMode: "update" },
 };
 
 /** A named variant, or `mopt-<n>` (fixed batches of n offsets) or `target-<n>ms` (a latencyTarget trigger). */
@@ -71,7 +74,7 @@ const input = () =>
     .option("kafka.bootstrap.servers", args.bootstrap)
     .option("subscribe", args.input)
     .option("startingOffsets", "earliest")
-    .option("maxOffsetsPerTrigger", variant.maxOffsetsPerTrigger);
+    .options(variant.maxOffsetsPerTrigger === undefined ? {} : { maxOffsetsPerTrigger: variant.maxOffsetsPerTrigger });
 
 const windowBounds = [unix_millis(col("window.start")).alias("window_start"), unix_millis(col("window.end")).alias("window_end")] as const;
 
@@ -116,7 +119,7 @@ const stream = df.writeStream
   .option("kafka.bootstrap.servers", args.bootstrap)
   .option("topic", args.output)
   .option("checkpointLocation", `${args["state-dir"]}/checkpoint`)
-  .outputMode("append");
+  .outputMode(variant.outputMode ?? "append");
 const writer = variant.trigger === undefined ? stream : stream.trigger(variant.trigger);
 console.log(`BENCH_STARTED ${Date.now()}`);
 const q = writer.start();
