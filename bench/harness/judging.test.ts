@@ -64,8 +64,10 @@ describe("stepResult", () => {
   });
 });
 
-describe("summarize", () => {
-  const drain = (system: VariantId, rep: number, recordsPerSecond: number, status = "ok", recordsPerCpuSecond = 1_000): DrainResult => ({
+/** One drain run of 1,000 records at the given rates (the broker's CPU seconds equal to the repetition, to tell runs apart). */
+function drainResult(system: VariantId, o: { rep?: number; recordsPerSecond: number; recordsPerCpuSecond?: number; status?: string }): DrainResult {
+  const { rep = 1, recordsPerSecond, recordsPerCpuSecond = 1_000, status = "ok" } = o;
+  return {
     system,
     rep,
     status,
@@ -77,7 +79,12 @@ describe("summarize", () => {
     peakRssMiB: 100,
     outputRows: 10,
     brokerCpuSeconds: rep,
-  });
+  };
+}
+
+describe("summarize", () => {
+  const drain = (system: VariantId, rep: number, recordsPerSecond: number, status = "ok", recordsPerCpuSecond = 1_000) =>
+    drainResult(system, { rep, recordsPerSecond, status, recordsPerCpuSecond });
   const step = (rate: number, p99Ms: number): StepResult => ({ rate, sentRate: rate, samples: 100, p50Ms: p99Ms / 2, p99Ms, growthMs: 0, sustained: p99Ms <= 5_000 });
   const ladder = (system: VariantId, rep: number, p99s: readonly number[]): LatencyResult => {
     const steps = p99s.map((p99, i) => step([10_000, 25_000, 50_000][i]!, p99));
@@ -131,19 +138,7 @@ describe("summarize", () => {
 });
 
 describe("bestPeers", () => {
-  const drain = (system: VariantId, recordsPerSecond: number, recordsPerCpuSecond: number): DrainResult => ({
-    system,
-    rep: 1,
-    status: "ok",
-    inputRecords: 1_000,
-    seconds: 1_000 / recordsPerSecond,
-    recordsPerSecond,
-    cpuSeconds: 1_000 / recordsPerCpuSecond,
-    recordsPerCpuSecond,
-    peakRssMiB: 100,
-    outputRows: 10,
-    brokerCpuSeconds: 1,
-  });
+  const drain = (system: VariantId, recordsPerSecond: number, recordsPerCpuSecond: number) => drainResult(system, { recordsPerSecond, recordsPerCpuSecond });
   const lat = (system: VariantId, p99s: readonly number[]): LatencyResult => ({
     system,
     rep: 1,

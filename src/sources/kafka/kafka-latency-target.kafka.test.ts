@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { col } from "../../api/functions.js";
+import type { Session } from "../../api/session.js";
 import { withSession } from "../../testing/fixtures.js";
 import { createTopic, deleteTopic, kafkaBootstrap, kafkaClient } from "../../testing/kafka.js";
 
@@ -24,15 +25,14 @@ async function topicOf(perPartition: number): Promise<string> {
   return topic;
 }
 
+const fromEarliest = (session: Session, topic: string) =>
+  session.readStream.format("kafka").option("kafka.bootstrap.servers", kafkaBootstrap()).option("subscribe", topic).option("startingOffsets", "earliest");
+
 describe("Kafka source under trigger({ latencyTarget })", () => {
   it("reads the 10,000-offset probe first (2,500 per partition), then sized batches, every record once", () =>
     withSession(2, async (session) => {
       const topic = await topicOf(10_000);
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = fromEarliest(session, topic)
         .load()
         .select(col("value").cast("string").alias("value"))
         .writeStream.format("memory")
@@ -55,11 +55,7 @@ describe("Kafka source under trigger({ latencyTarget })", () => {
   it("keeps maxOffsetsPerTrigger as the upper bound when it is the smaller cap", () =>
     withSession(2, async (session) => {
       const topic = await topicOf(2_000);
-      const q = session.readStream
-        .format("kafka")
-        .option("kafka.bootstrap.servers", kafkaBootstrap())
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
+      const q = fromEarliest(session, topic)
         .option("maxOffsetsPerTrigger", 4_000)
         .load()
         .writeStream.format("memory")
