@@ -2,13 +2,14 @@ import { emptyBatch, readNumbers, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
 import { addLatencies, emptyLatencies, type LatencyCounts } from "../batch/latency-histogram.js";
 import { emptyMetrics, mergeStats, type EventTimeStats } from "../batch/task-metrics.js";
-import { InternalError, PreparationNeeded } from "../errors/errors.js";
+import { InternalError } from "../errors/errors.js";
 import { OperatorChain } from "../operators/run-operators.js";
 import type { InputPipeline } from "../planner/physical.js";
 import { KafkaSink } from "../sinks/kafka-sink.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { openSplitTail } from "../sources/source-runtimes.js";
 import type { Fields } from "../types/dtype.js";
+import { runPrepared } from "./run-prepared.js";
 import type { RealTimeSinkSpec, RealTimeSplitResult, RealTimeTask, RealTimeTaskResult } from "./protocol.js";
 
 /**
@@ -17,9 +18,6 @@ import type { RealTimeSinkSpec, RealTimeSplitResult, RealTimeTask, RealTimeTaskR
  * batch's deadline waits for the task to notice.
  */
 export const REAL_TIME_FETCH_WAIT_MS = 100;
-
-/** Answers an operator's request for a schema registry lookup at most this often per batch (see run-task.ts). */
-const MAX_PREPARATIONS = 8;
 
 /**
  * Runs a real-time task: every split it owns is read in its own loop, each loop fetching (a long
@@ -87,7 +85,7 @@ async function readSplit(
       }
       if (input !== null && input.numRows > 0) {
         rows += input.numRows;
-        const out = await processPrepared(chain, input);
+        const out = await runPrepared(() => chain.process(input).filter((b) => b.numRows > 0));
         if (out.length > 0) await writer.write(out);
         const ts = input.fields.findIndex((f) => f.name === "timestamp" && f.type === "timestamp");
         if (ts >= 0) addLatencies(latency, readNumbers(input.columns[ts]!), input.numRows, Date.now());
@@ -103,18 +101,6 @@ async function readSplit(
     eventTime[w] = mergeStats(eventTime[w] ?? null, s);
   });
   return { position: written, numInputRows: rows, numMalformedRecords: metrics.numMalformedRecords };
-}
-
-/** The chain's output for `input`; an operator's schema registry lookup is answered and the input run again. */
-async function processPrepared(chain: OperatorChain, input: Batch): Promise<Batch[]> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return chain.process(input).filter((b) => b.numRows > 0);
-    } catch (e) {
-      if (!(e instanceof PreparationNeeded) || attempt >= MAX_PREPARATIONS) throw e;
-      await e.prepare();
-    }
-  }
 }
 
 /**

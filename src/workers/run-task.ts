@@ -1,12 +1,13 @@
 import { emptyBatch, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
 import { emptyMetrics, type TaskMetrics } from "../batch/task-metrics.js";
-import { InternalError, PreparationNeeded } from "../errors/errors.js";
+import { InternalError } from "../errors/errors.js";
 import { assertNever } from "../expr/ast.js";
 import { OperatorChain } from "../operators/run-operators.js";
 import { crashPoint } from "../faults/crash-points.js";
 import { readInputSplit } from "../sources/source-runtimes.js";
 import { runProcessorTask } from "../operators/processor-run.js";
+import { runPrepared } from "./run-prepared.js";
 import { runRealTimeTask } from "./run-real-time-task.js";
 import type { InputTask, InputTaskResult, Task, TaskResult } from "./protocol.js";
 
@@ -37,26 +38,11 @@ async function runInputTask(task: InputTask): Promise<InputTaskResult> {
   metrics.numInputRows = input.numRows;
   crashPoint("inTask", context.batchId);
 
-  // An operator that needs an answer from a schema registry first asks for it by throwing
-  // PreparationNeeded: the answer is awaited (and cached in this process), and the operators run again
-  // on the same input, with the metrics they had before, since they keep nothing between runs.
+  // The operators run again after a schema registry lookup (runPrepared) with the metrics they had
+  // before, since they keep nothing between runs.
   const before = structuredClone(metrics);
-  for (let attempt = 1; ; attempt++) {
-    const attemptMetrics = attempt === 1 ? metrics : structuredClone(before);
-    try {
-      return await runOperators(task, input, attemptMetrics);
-    } catch (e) {
-      if (!(e instanceof PreparationNeeded) || attempt >= MAX_PREPARATIONS) throw e;
-      await e.prepare();
-    }
-  }
+  return runPrepared((attempt) => runOperators(task, input, attempt === 1 ? metrics : structuredClone(before)));
 }
-
-/**
- * Preparations one task may ask for: each caches what it fetched, so the next run needs another only
- * for a different operator (or a value naming a schema the first did not see).
- */
-const MAX_PREPARATIONS = 8;
 
 async function runOperators(task: InputTask, input: Batch, metrics: TaskMetrics): Promise<InputTaskResult> {
   const { pipeline, context } = task;
