@@ -37,6 +37,13 @@ export function addLatencies(h: LatencyCounts, startedMs: ArrayLike<number>, n: 
   h.count += n;
 }
 
+/** Adds one latency, `ms`, `n` times (records that spent the same time in a stage together). */
+export function addLatency(h: LatencyCounts, ms: number, n: number): void {
+  h.counts[bucketOf(ms)]! += n;
+  if (ms > h.maxMs) h.maxMs = ms;
+  h.count += n;
+}
+
 export function mergeLatencies(into: LatencyCounts, from: LatencyCounts): void {
   for (let b = 0; b < BUCKETS; b++) into.counts[b]! += from.counts[b]!;
   into.count += from.count;

@@ -128,6 +128,19 @@ describe("real-time mode against the real broker", () => {
       expect(progress.sink).toMatchObject({ description: `KafkaSink[${output}]`, numOutputRows: 20 });
       const offsets = JSON.parse(readFileSync(path.join(checkpoint, "offsets", String(progress.batchId)), "utf8").split("\n")[1]!) as Record<string, unknown>;
       expect(offsets).toMatchObject({ sources: [{ [input]: { "0": 15, "1": 15 } }], realTime: true });
+      // Where each record's time went: all 30 counted, the fetch and the write each a part of the whole.
+      const m = progress.sink.metrics!;
+      expect(m["latencyMs.count"]).toBe("30");
+      const ms = (k: string) => Number(m[k]);
+      expect(ms("fetchLatencyMs.p50")).toBeLessThanOrEqual(ms("latencyMs.p50"));
+      expect(ms("fetchLatencyMs.max")).toBeLessThanOrEqual(ms("latencyMs.max"));
+      expect(ms("writeLatencyMs.max")).toBeLessThanOrEqual(ms("latencyMs.max"));
+      expect(ms("writeLatencyMs.p50")).toBeGreaterThanOrEqual(0);
+      // Batches follow each other: each starts where the one before stopped.
+      await until("three checkpoints", () => first.recentProgress.length >= 3);
+      const chain = first.recentProgress.slice(0, 3);
+      expect(chain.map((p) => p.batchId)).toEqual([chain[0]!.batchId, chain[0]!.batchId + 1, chain[0]!.batchId + 2]);
+      for (let k = 1; k < chain.length; k++) expect(chain[k]!.sources[0]!.startOffset).toEqual(chain[k - 1]!.sources[0]!.endOffset);
 
       // A stop ends the running batch at once, whatever is left of its interval, and commits it.
       const slow = viewsToKafka(session, input, output, checkpointDir(), "5 minutes");

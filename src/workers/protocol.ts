@@ -72,8 +72,17 @@ export interface RealTimeTaskResult {
   readonly splits: readonly RealTimeSplitResult[];
   readonly eventTime: readonly (EventTimeStats | null)[];
   readonly numOutputRows: number;
-  /** Input record timestamp to its output written (or, for rows filtered out, processed). */
-  readonly latency: LatencyCounts;
+  readonly latency: RealTimeLatencies;
+}
+
+/** Per input record, in ms: where its time went between its Kafka timestamp and its output in the sink. */
+export interface RealTimeLatencies {
+  /** Its timestamp to its output acknowledged by the sink (rows filtered out: to their processing). */
+  readonly endToEnd: LatencyCounts;
+  /** Its timestamp to its processing starting: the broker's delivery of the fetch, and the decode. */
+  readonly fetched: LatencyCounts;
+  /** Its output handed to the sink to the sink's acknowledgement (rows with output only). */
+  readonly written: LatencyCounts;
 }
 
 export interface RealTimeSplitResult {

@@ -1,16 +1,18 @@
 import { emptyBatch, readNumbers, type Batch } from "../batch/batch.js";
 import { concatBatches } from "../batch/concat.js";
-import { addLatencies, emptyLatencies, type LatencyCounts } from "../batch/latency-histogram.js";
+import { addLatencies, addLatency, emptyLatencies } from "../batch/latency-histogram.js";
 import { emptyMetrics, mergeStats, type EventTimeStats } from "../batch/task-metrics.js";
 import { InternalError } from "../errors/errors.js";
 import { OperatorChain } from "../operators/run-operators.js";
 import type { InputPipeline } from "../planner/physical.js";
 import { KafkaSink } from "../sinks/kafka-sink.js";
+import { keepIdleClient, takeIdleClient } from "../sources/kafka/idle-clients.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { openSplitTail } from "../sources/source-runtimes.js";
 import type { Fields } from "../types/dtype.js";
 import { runPrepared } from "./run-prepared.js";
-import type { RealTimeSinkSpec, RealTimeSplitResult, RealTimeTask, RealTimeTaskResult } from "./protocol.js";
+import { WritesInFlight } from "./writes-in-flight.js";
+import type { RealTimeLatencies, RealTimeSinkSpec, RealTimeSplitResult, RealTimeTask, RealTimeTaskResult } from "./protocol.js";
 
 /**
  * The longest a fetch waits at the broker for new records. The broker answers as soon as one
@@ -31,7 +33,7 @@ export async function runRealTimeTask(task: RealTimeTask): Promise<RealTimeTaskR
   let failed = false;
   const ending = () => failed || Atomics.load(task.stop, 0) !== 0 || Date.now() >= task.deadlineMs;
   const writer = new OutputWriter(task.sink, task.context.batchId, task.outputFields);
-  const latency = emptyLatencies();
+  const latency: RealTimeLatencies = { endToEnd: emptyLatencies(), fetched: emptyLatencies(), written: emptyLatencies() };
   const eventTime: (EventTimeStats | null)[] = Array.from({ length: task.numWatermarks }, () => null);
   try {
     const splits = await Promise.all(
@@ -52,7 +54,7 @@ async function readSplit(
   task: RealTimeTask,
   owned: { readonly pipeline: InputPipeline; readonly split: InputSplit },
   writer: OutputWriter,
-  latency: LatencyCounts,
+  latency: RealTimeLatencies,
   eventTime: (EventTimeStats | null)[],
   ending: () => boolean,
 ): Promise<RealTimeSplitResult> {
@@ -70,7 +72,7 @@ async function readSplit(
     processorTasks: null,
   });
   const waitMs = () => Math.max(1, Math.min(REAL_TIME_FETCH_WAIT_MS, task.deadlineMs - Date.now()));
-  let written = tail.position();
+  const writes = new WritesInFlight(tail.position());
   let rows = 0;
   try {
     let next = tail.next(waitMs());
@@ -85,14 +87,23 @@ async function readSplit(
       }
       if (input !== null && input.numRows > 0) {
         rows += input.numRows;
-        const out = await runPrepared(() => chain.process(input).filter((b) => b.numRows > 0));
-        if (out.length > 0) await writer.write(out);
         const ts = input.fields.findIndex((f) => f.name === "timestamp" && f.type === "timestamp");
-        if (ts >= 0) addLatencies(latency, readNumbers(input.columns[ts]!), input.numRows, Date.now());
+        const stamped = ts >= 0 ? readNumbers(input.columns[ts]!) : null;
+        if (stamped !== null) addLatencies(latency.fetched, stamped, input.numRows, Date.now());
+        const out = await runPrepared(() => chain.process(input).filter((b) => b.numRows > 0));
+        const outRows = out.reduce((n, b) => n + b.numRows, 0);
+        const handedMs = Date.now();
+        await writes.add(out.length > 0 ? writer.write(out) : null, reached, () => {
+          const doneMs = Date.now();
+          if (stamped !== null) addLatencies(latency.endToEnd, stamped, input.numRows, doneMs);
+          if (outRows > 0) addLatency(latency.written, doneMs - handedMs, outRows);
+        });
+      } else {
+        await writes.add(null, reached, () => undefined);
       }
-      written = reached;
       if (!more) break;
     }
+    await writes.drain();
   } finally {
     await tail.close();
     chain.close();
@@ -100,7 +111,7 @@ async function readSplit(
   metrics.eventTime.forEach((s, w) => {
     eventTime[w] = mergeStats(eventTime[w] ?? null, s);
   });
-  return { position: written, numInputRows: rows, numMalformedRecords: metrics.numMalformedRecords };
+  return { position: writes.written, numInputRows: rows, numMalformedRecords: metrics.numMalformedRecords };
 }
 
 /**
@@ -116,13 +127,15 @@ class OutputWriter {
   private readonly kept: Batch[] = [];
   private inflight: Promise<void> | null = null;
   private queued: { batches: readonly Batch[]; done: (error?: unknown) => void }[] = [];
+  /** Set when a write failed: the producer is closed at the end rather than kept for the next batch. */
+  private failed = false;
 
   constructor(
-    sink: RealTimeSinkSpec,
+    private readonly sink: RealTimeSinkSpec,
     private readonly batchId: number,
     private readonly fields: Fields,
   ) {
-    this.kafka = sink.kind === "kafka" ? new KafkaSink(sink.options) : null;
+    this.kafka = sink.kind === "kafka" ? (takeIdleClient<KafkaSink>(sinkKey(sink)) ?? new KafkaSink(sink.options)) : null;
   }
 
   write(batches: readonly Batch[]): Promise<void> {
@@ -144,7 +157,10 @@ class OutputWriter {
     const send = async () => this.kafka!.addBatch(this.batchId, batches.length === 1 ? batches[0]! : concatBatches(batches, this.fields));
     this.inflight = send().then(
       () => group.forEach((g) => g.done()),
-      (error: unknown) => group.forEach((g) => g.done(error ?? new InternalError("the Kafka write failed without an error"))),
+      (error: unknown) => {
+        this.failed = true;
+        group.forEach((g) => g.done(error ?? new InternalError("the Kafka write failed without an error")));
+      },
     );
     void this.inflight.finally(() => {
       this.inflight = null;
@@ -157,8 +173,15 @@ class OutputWriter {
     return this.kept.length === 0 ? emptyBatch(this.fields) : concatBatches(this.kept, this.fields);
   }
 
+  /** Waits for the write out; the producer is kept idle for the next batch's task (the same sink), or closed after a failure. */
   async close(): Promise<void> {
     await this.inflight?.catch(() => undefined);
-    await this.kafka?.close();
+    if (this.kafka === null) return;
+    if (this.failed) await this.kafka.close();
+    else await keepIdleClient(sinkKey(this.sink), this.kafka, (k) => k.close());
   }
+}
+
+function sinkKey(sink: RealTimeSinkSpec): string {
+  return `real-time output ${JSON.stringify(sink)}`;
 }

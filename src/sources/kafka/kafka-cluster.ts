@@ -127,6 +127,7 @@ export function socketFactory() {
   return ({ host, port, ssl, onConnect }: { host: string; port: number; ssl: tls.ConnectionOptions | null; onConnect: () => void }) => {
     const socket = ssl ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : net.connect({ host, port }, onConnect);
     socket.setKeepAlive(true, 60_000);
+    socket.setNoDelay(true);
     return socket;
   };
 }

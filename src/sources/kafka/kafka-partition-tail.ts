@@ -3,7 +3,8 @@ import type { TaskMetrics } from "../../batch/task-metrics.js";
 import { SluiceError } from "../../errors/errors.js";
 import { decodeKafkaValues } from "./decode-values.js";
 import { fetchPartitionRaw, KAFKA_ERRORS } from "./fetch-raw.js";
-import { isolationCode, openCluster, type KafkaCluster } from "./kafka-cluster.js";
+import { keepIdleClient, takeIdleClient } from "./idle-clients.js";
+import { isolationCode, openCluster, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
 import { OPEN_END, type KafkaSplit } from "./kafka-split.js";
 import { boundedExchange } from "./read-kafka-split.js";
 import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
@@ -22,6 +23,8 @@ const MAX_STALLS = 8;
 export class KafkaPartitionTail {
   private cluster: KafkaCluster | null = null;
   private stalls = 0;
+  /** Set when a fetch failed: the connection is closed at the end rather than kept for the next batch. */
+  private failed = false;
   /** The next offset to read. */
   offset: number;
   private readonly decodeHeaders: boolean;
@@ -37,11 +40,21 @@ export class KafkaPartitionTail {
 
   /** The records that arrived after `offset`; null when `waitMs` passed without any. */
   async next(waitMs: number): Promise<Batch | null> {
+    try {
+      return await this.fetchNext(waitMs);
+    } catch (e) {
+      this.failed = true;
+      throw e;
+    }
+  }
+
+  private async fetchNext(waitMs: number): Promise<Batch | null> {
     const { topic, partition, connection } = this.split;
     const exchange = <T>(what: string, work: (onLeader: (address: string) => void) => Promise<T>) => boundedExchange(this.split, what, work);
     // Its own connection: a broker answers the requests of one connection in order, so a long
-    // poll would hold back the fetches of the other partitions sharing it.
-    const cluster = (this.cluster ??= await exchange(`connection to read ${topic}-${partition}`, () => openCluster(connection)));
+    // poll would hold back the fetches of the other partitions sharing it. The previous batch's
+    // tails leave theirs idle for this one (idle-clients.ts).
+    const cluster = (this.cluster ??= takeIdleClient<KafkaCluster>(idleKey(connection)) ?? (await exchange(`connection to read ${topic}-${partition}`, () => openCluster(connection))));
     const at = this.offset;
     const raw = await exchange(`fetch of ${topic}-${partition} at offset ${at}`, (onLeader) =>
       fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes: this.split.maxPartitionFetchBytes, isolationLevel: isolationCode(connection.isolationLevel), maxWaitMs: waitMs }, onLeader),
@@ -95,10 +108,13 @@ export class KafkaPartitionTail {
     return values.batch;
   }
 
+  /** Ends the tail: its connection is kept idle for the next batch's tail, or closed if a fetch failed on it. */
   async close(): Promise<void> {
     const cluster = this.cluster;
     this.cluster = null;
-    await cluster?.disconnect().catch(() => undefined);
+    if (cluster === null) return;
+    if (this.failed) await cluster.disconnect().catch(() => undefined);
+    else await keepIdleClient(idleKey(this.split.connection), cluster, (c) => c.disconnect());
   }
 
   private lost(what: string): void {
@@ -106,4 +122,8 @@ export class KafkaPartitionTail {
     if (this.split.failOnDataLoss) throw new SluiceError(`${message}. If you want your streaming query to continue, set the source option "failOnDataLoss" to "false".`);
     console.warn(`${message}; continuing because failOnDataLoss is false`);
   }
+}
+
+function idleKey(connection: KafkaConnectionOptions): string {
+  return `partition tail ${JSON.stringify(connection)}`;
 }

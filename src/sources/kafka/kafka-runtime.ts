@@ -1,4 +1,5 @@
 import type { SourceRuntime } from "../source-runtime.js";
+import { closeIdleClients } from "./idle-clients.js";
 import { closeClusters } from "./kafka-cluster.js";
 import { kafkaValuesOf, type KafkaSourceDesc } from "./kafka-desc.js";
 import type { KafkaSplit } from "./kafka-split.js";
@@ -17,5 +18,8 @@ export const kafkaRuntime: SourceRuntime<KafkaSourceDesc, KafkaSplit> = {
     return { next: (waitMs) => tail.next(waitMs), position: () => tail.offset, close: () => tail.close() };
   },
   describeSplit: (split) => `Kafka topic ${split.topic} partition ${split.partition} offsets [${split.startOffset}, ${split.endOffset}) from ${split.connection.bootstrapServers}`,
-  closeConnections: closeClusters,
+  // The shared clusters, and the clients real-time tasks keep idle between batches.
+  closeConnections: async () => {
+    await Promise.all([closeClusters(), closeIdleClients()]);
+  },
 };
