@@ -6,9 +6,10 @@ import { col, count, window } from "../api/functions.js";
 import { withSession } from "../testing/fixtures.js";
 import { tempDirs } from "../testing/temp-dirs.js";
 
-// Under the default and availableNow triggers, batch N+1 is planned and its tasks start as soon as
-// batch N's tasks are done, while batch N's driver half, sink write and commit run. Its offsets are
-// logged only after commits/N, so what is durable stays in Spark's order.
+// Batches that overlap (runtime/batch-ahead.ts): under the default and availableNow triggers,
+// batch N+1 is planned and its tasks start as soon as batch N's tasks are done, while batch N's
+// driver half, sink write and commit run. Its offsets are logged only after commits/N, so what is
+// durable stays in Spark's order.
 
 const Event = z.object({ at: z.date(), key: z.string() });
 const tempFolder = tempDirs();

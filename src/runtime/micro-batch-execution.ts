@@ -7,12 +7,13 @@ import { mergeAllStats } from "../batch/task-metrics.js";
 import { SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
-import { driverOperators, type PhysicalPlan } from "../planner/physical.js";
+import type { PhysicalPlan } from "../planner/physical.js";
 import type { Sink } from "../sinks/sink.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { type Offset, type ReadLimit, type StreamSource, sameOffset } from "../sources/source.js";
 import type { StateStoreProvider } from "../state/state-store.js";
 import type { TaskPool } from "../workers/pool.js";
+import { BatchAhead, type BatchStartedAhead } from "./batch-ahead.js";
 import { type PipelineOutput, runPipelines } from "./batch-runner.js";
 import { BatchSizer, type BatchSizingProgress } from "./batch-sizer.js";
 import type { ConsoleProgressBar, ProgressWork } from "./console-progress.js";
@@ -66,22 +67,8 @@ interface PlannedBatch {
   readonly timings: BatchTimings;
   /** How a latencyTarget trigger sized it; null otherwise, and for a batch a previous run planned. */
   readonly sizing: BatchSizingProgress | null;
-  /** Its splits and running tasks, when they were started during the batch before (see `prefetchNext`). */
-  readonly prefetched: Prefetched | null;
-}
-
-/**
- * Batch N+1 as planned and started while batch N's driver half, sink write and commit ran: its
- * end offsets, the watermark and timestamp its tasks run with, its splits and its tasks. Nothing
- * of it is durable until `offsets/N+1` is written after `commits/N`.
- */
-interface Prefetched {
-  readonly ends: readonly Offset[];
-  readonly watermarkMs: number | null;
-  readonly batchTimestampMs: number;
-  readonly timings: BatchTimings;
-  readonly splits: readonly (readonly InputSplit[])[];
-  readonly tasks: Promise<PipelineOutput>;
+  /** Its splits and running tasks, when they were started during the batch before (runtime/batch-ahead.ts). */
+  readonly ahead: BatchStartedAhead | null;
 }
 
 /**
@@ -114,10 +101,8 @@ export class MicroBatchExecution {
   private readonly noDataBatches: boolean;
   /** Sizes each batch under a latencyTarget trigger; null under the others. */
   private readonly sizer: BatchSizer | null;
-  /** Whether batch N+1's tasks may start while batch N finishes on the driver (see `prefetchNext`). */
-  private readonly pipelined: boolean;
-  /** Batch N+1, planned and started during batch N; null when there was nothing new or pipelining is off. */
-  private prefetch: Promise<Prefetched | null> | null = null;
+  /** Starts batch N+1's tasks while batch N finishes on the driver; null when the plan or trigger rules that out. */
+  private readonly ahead: BatchAhead | null;
 
   // Where the query stands between batches.
   private nextBatchId = 0;
@@ -150,7 +135,14 @@ export class MicroBatchExecution {
             workers: deps.pool.size,
           })
         : null;
-    this.pipelined = pipelines(deps.plan, deps.trigger);
+    this.ahead = BatchAhead.overlaps(deps.plan, deps.trigger)
+      ? new BatchAhead({
+          sources: deps.sources,
+          now: this.now,
+          batchInfo: (...args) => this.batchInfo(...args),
+          startTasks: (splits, info) => this.startTasks(splits, info),
+        })
+      : null;
   }
 
   get status(): StreamingQueryStatus {
@@ -211,7 +203,7 @@ export class MicroBatchExecution {
       await this.triggerLoop();
     } finally {
       // A batch started ahead and never logged is dropped; its tasks finish before the sources close.
-      await this.discardPrefetch();
+      await this.ahead?.discard();
       this.drain?.end();
       this.statusValue = { message: "Stopped", isDataAvailable: false, isTriggerActive: false };
       this.releaseAllWaiters();
@@ -276,16 +268,16 @@ export class MicroBatchExecution {
     if (this.pending) {
       const entry = this.pending;
       this.pending = null;
-      return { batchId, entry, start: this.committed, timings, sizing: null, prefetched: null };
+      return { batchId, entry, start: this.committed, timings, sizing: null, ahead: null };
     }
-    const prefetched = await this.takePrefetch();
-    if (prefetched) {
-      const entry: OffsetsEntry = { sources: prefetched.ends, batchWatermarkMs: prefetched.watermarkMs, batchTimestampMs: prefetched.batchTimestampMs, conf: this.relayedConf };
+    const ahead = (await this.ahead?.take(this.tracker.current)) ?? null;
+    if (ahead) {
+      const entry: OffsetsEntry = { sources: ahead.ends, batchWatermarkMs: ahead.watermarkMs, batchTimestampMs: ahead.batchTimestampMs, conf: this.relayedConf };
       const t1 = this.now();
       await this.addLogEntry(checkpoint.offsets, batchId, entry);
       crashPoint("afterOffsetsWrite", batchId);
-      prefetched.timings.walCommit = this.now() - t1;
-      return { batchId, entry, start: this.committed, timings: prefetched.timings, sizing: null, prefetched };
+      ahead.timings.walCommit = this.now() - t1;
+      return { batchId, entry, start: this.committed, timings: ahead.timings, sizing: null, ahead };
     }
     const sizing = this.sizer?.next ?? null;
     const limit = sizing && readLimit(sizing.maxRowsPerBatch, sources);
@@ -306,19 +298,19 @@ export class MicroBatchExecution {
     await this.addLogEntry(checkpoint.offsets, batchId, entry);
     crashPoint("afterOffsetsWrite", batchId);
     timings.walCommit = this.now() - t1;
-    return { batchId, entry, start: this.committed, timings, sizing, prefetched: null };
+    return { batchId, entry, start: this.committed, timings, sizing, ahead: null };
   }
 
   /** Spark's runBatch: read, process, write to the sink, commit, report. */
-  private async runBatch({ batchId, entry, start, timings, sizing, prefetched }: PlannedBatch): Promise<void> {
+  private async runBatch({ batchId, entry, start, timings, sizing, ahead }: PlannedBatch): Promise<void> {
     const { checkpoint, sources, plan, sink } = this.deps;
     const stage = this.stage!;
     const end = entry.sources;
     const info = this.batchInfo(batchId, entry.batchWatermarkMs, this.previousBatchWatermarkMs ?? entry.batchWatermarkMs, entry.batchTimestampMs);
     let splits: readonly (readonly InputSplit[])[];
     let running: Promise<PipelineOutput>;
-    if (prefetched) {
-      ({ splits, tasks: running } = prefetched);
+    if (ahead) {
+      ({ splits, tasks: running } = ahead);
     } else {
       const t2 = this.now();
       this.activity = `reading batch ${batchId} from its sources`;
@@ -332,9 +324,7 @@ export class MicroBatchExecution {
     // What each source holds now, rate limits aside (the progress's `latestOffset`), read before the
     // next batch's planning moves a source's view on.
     const latestOffsets = await Promise.all(sources.map((s) => s.reportLatestOffset()));
-    if (this.pipelined && !this.stopping && !this.abandoned) {
-      this.prefetch = this.prefetchNext(batchId + 1, end, tasks.eventTime, entry.batchWatermarkMs);
-    }
+    if (this.ahead && !this.stopping && !this.abandoned) this.ahead.start(batchId + 1, end, this.tracker.peek(tasks.eventTime), entry.batchWatermarkMs);
     const result = await stage.run(tasks.batches, info);
     // A withWatermark after a stateful operator observes its event times on the driver.
     const out = { ...tasks, eventTime: mergeAllStats(tasks.eventTime, stage.eventTimeStats()) };
@@ -413,59 +403,6 @@ export class MicroBatchExecution {
     return runPipelines(pool, plan.inputs, splits, info, outputMode, staticTables, plan.watermarks.length, onTaskDone);
   }
 
-  /**
-   * Plans batch N+1 and starts its tasks while batch N finishes on the driver (its stateful
-   * operators, sink write and commit), so the workers do not wait for the driver. Everything batch
-   * N+1's tasks depend on is known once batch N's tasks are done: its start offsets (N's end), the
-   * watermark it runs with (from N's event times; `pipelines` leaves out plans whose driver
-   * observes event times), and the watermark that judges late rows (N's). Its offsets are logged
-   * only after `commits/N` (`constructNextBatch`), so a crash in between loses nothing but work:
-   * the restarted run plans batch N+1 afresh. Resolves null when nothing new is there.
-   */
-  private prefetchNext(batchId: number, from: readonly Offset[], eventTime: PipelineOutput["eventTime"], lateBy: number | null): Promise<Prefetched | null> {
-    const { sources } = this.deps;
-    const watermarkMs = this.tracker.peek(eventTime);
-    const planned = (async (): Promise<Prefetched | null> => {
-      const triggerStart = this.now();
-      const timings: BatchTimings = { triggerStart };
-      const ends = await Promise.all(sources.map((s, i) => s.latestOffset(from[i])));
-      timings.latestOffset = this.now() - triggerStart;
-      if (ends.every((o, i) => sameOffset(o, from[i]))) return null;
-      const t = this.now();
-      const splits = await Promise.all(sources.map((s, i) => s.planSplits(from[i], ends[i])));
-      timings.getBatch = this.now() - t;
-      const tasks = this.startTasks(splits, this.batchInfo(batchId, watermarkMs, lateBy, triggerStart));
-      // Awaited when the batch runs, or by discardPrefetch: never an unhandled rejection meanwhile.
-      tasks.catch(() => undefined);
-      return { ends, watermarkMs, batchTimestampMs: triggerStart, timings, splits, tasks };
-    })();
-    planned.catch(() => undefined);
-    return planned;
-  }
-
-  /**
-   * The batch started ahead, if any and if it still holds: the watermark batch N committed must be
-   * the one its tasks ran with (it is, unless the driver's operators moved it, which `pipelines`
-   * rules out; checked all the same), else it is dropped and planned again.
-   */
-  private async takePrefetch(): Promise<Prefetched | null> {
-    const pending = this.prefetch;
-    this.prefetch = null;
-    const prefetched = pending && (await pending);
-    if (!prefetched) return null;
-    if (prefetched.watermarkMs === this.tracker.current) return prefetched;
-    await prefetched.tasks.catch(() => undefined);
-    return null;
-  }
-
-  /** Waits for a batch started ahead to finish its tasks and forgets it (the run stops or failed). */
-  private async discardPrefetch(): Promise<void> {
-    const pending = this.prefetch;
-    this.prefetch = null;
-    const prefetched = await pending?.catch(() => null);
-    await prefetched?.tasks.catch(() => undefined);
-  }
-
   /** Writes a log entry only this run may write (runtime/own-log-entry.ts), unless the run was abandoned. */
   private async addLogEntry<T>(log: BatchLog<T>, batchId: number, entry: T): Promise<void> {
     this.checkNotAbandoned(`write ${log.fileOf(batchId)}`);
@@ -508,15 +445,4 @@ export class MicroBatchExecution {
 function readLimit(maxRows: number, sources: readonly StreamSource[]): ReadLimit {
   const limited = sources.filter((s) => s.limitsRows === true).length;
   return { maxRows: Math.max(1, Math.floor(maxRows / Math.max(1, limited))) };
-}
-
-/**
- * Whether batch N+1's tasks may start while batch N finishes on the driver: under triggers that
- * run batches back to back (a processingTime trigger waits for its interval, a latencyTarget
- * trigger measures each batch on its own), and when the next batch's watermark is known once the
- * tasks are done (no withWatermark after a stateful operator, whose event times the driver sees).
- */
-function pipelines(plan: PhysicalPlan, trigger: Trigger): boolean {
-  if (trigger.kind !== "default" && trigger.kind !== "availableNow") return false;
-  return !driverOperators(plan).some((op) => op.op === "observeEventTime");
 }
