@@ -113,7 +113,7 @@ export class MicroBatchExecution {
   private pending: OffsetsEntry | null = null;
   /** The watermark the last batch ran with: the next batch judges late rows by it. */
   private previousBatchWatermarkMs: number | null = null;
-  /** Set after a batch of this run only: a restarted query waits for data (as Spark's does). */
+  /** The last batch moved the watermark (after a restart, as its commit records): a no-data batch may follow. */
   private watermarkMovedLastBatch = false;
   private stage: DriverStage | null = null;
   /** An availableNow drain's place on the console progress bar. */
@@ -193,6 +193,7 @@ export class MicroBatchExecution {
       this.relayedConf = start.conf;
       this.pending = start.pending;
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
+      this.watermarkMovedLastBatch = start.watermarkMovedLastBatch;
       this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
       if (deps.trigger.kind === "availableNow") {
         // Each source fixes what this run reads (Spark's prepareForTriggerAvailableNow): the run ends once
@@ -352,6 +353,7 @@ export class MicroBatchExecution {
     await stage.durable();
     this.watermarkMovedLastBatch = this.tracker.update(out.eventTime);
     await this.addLogEntry(checkpoint.commits, batchId, { nextBatchWatermarkMs: this.tracker.current });
+    crashPoint("afterCommit", batchId);
     sources.forEach((s, i) => s.commit(end[i]));
     const oldestKept = batchId + 1 - this.deps.minBatchesToRetain;
     await Promise.all([checkpoint.offsets.purge(oldestKept), checkpoint.commits.purge(oldestKept)]);

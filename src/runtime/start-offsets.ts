@@ -22,6 +22,13 @@ export interface StartPoint {
    * judges rows late; null for batch 0, which judges by its own.
    */
   readonly previousBatchWatermarkMs: number | null;
+  /**
+   * The last batch, committed, moved the watermark: its commit records a later watermark than the
+   * one it ran with. The run that committed it would have followed it with a no-data batch (to emit
+   * or evict by the new watermark), and so does the restarted run, so a stop or crash between the
+   * two changes no output.
+   */
+  readonly watermarkMovedLastBatch: boolean;
 }
 
 /**
@@ -29,7 +36,10 @@ export interface StartPoint {
  * commits/N exists it is done and the query goes on with N + 1; otherwise N is re-run with
  * exactly its logged offsets, starting from offsets/N-1. Batches before N need no commit to be
  * believed done: offsets/N is written only after batch N-1 committed, so a missing older commit
- * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read. The
+ * (a deleted commits/ folder) never makes Sluice re-plan, or skip, data that was read. Unlike
+ * Spark's, whose restarted query waits for data before it acts on the watermark its last batch
+ * moved, a committed batch N that moved the watermark is followed by its no-data batch, as it
+ * would have been without the restart (`watermarkMovedLastBatch`). The
  * settings a checkpoint keeps come from entry N too; `sessionConf` applies to a new checkpoint only.
  */
 export async function populateStartOffsets(
@@ -49,7 +59,7 @@ export async function populateStartOffsets(
   if (!lastOffsets) {
     const committed = await Promise.all(sources.map((s) => s.initialOffset()));
     const tracker = new WatermarkTracker(plan.watermarks, sessionConf[MULTIPLE_WATERMARK_POLICY]);
-    return { nextBatchId: 0, committed, tracker, conf: sessionConf, pending: null, previousBatchWatermarkMs: null };
+    return { nextBatchId: 0, committed, tracker, conf: sessionConf, pending: null, previousBatchWatermarkMs: null, watermarkMovedLastBatch: false };
   }
   const n = lastOffsets.batchId;
   const conf = restoreRelayedConf(lastOffsets.value.conf, checkpoint.offsets.fileOf(n));
@@ -59,18 +69,20 @@ export async function populateStartOffsets(
   const latest = checkOffsets(checkpoint, sources, n, lastOffsets.value);
   // Only the global watermark is restored (Spark's setWatermark): the inputs start afresh.
   if (done) {
+    const next = lastCommit!.value.nextBatchWatermarkMs;
     return {
       nextBatchId: n + 1,
       committed: latest.sources,
-      tracker: new WatermarkTracker(plan.watermarks, policy, maxWatermark(latest.batchWatermarkMs, lastCommit!.value.nextBatchWatermarkMs)),
+      tracker: new WatermarkTracker(plan.watermarks, policy, maxWatermark(latest.batchWatermarkMs, next)),
       conf,
       pending: null,
       previousBatchWatermarkMs: latest.batchWatermarkMs,
+      watermarkMovedLastBatch: next !== null && (latest.batchWatermarkMs === null || next > latest.batchWatermarkMs),
     };
   }
   const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
   const tracker = new WatermarkTracker(plan.watermarks, policy, latest.batchWatermarkMs);
-  return { nextBatchId: n, committed, tracker, conf, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null };
+  return { nextBatchId: n, committed, tracker, conf, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null, watermarkMovedLastBatch: false };
 }
 
 async function logged(checkpoint: Checkpoint, sources: readonly StreamSource[], batchId: number): Promise<OffsetsEntry> {

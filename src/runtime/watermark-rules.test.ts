@@ -138,6 +138,34 @@ describe.each(WORKER_COUNTS)("watermark rules with %i workers", (workers) => {
       );
     }));
 
+  // A run that ends between a batch that moved the watermark and the no-data batch that would
+  // have followed it (here a Trigger.Once run; a crash or stop can end one there too) leaves
+  // windows the new watermark closed in state. Spark's restarted query waits for new data before
+  // it emits them; Sluice's restart reads from the commit that the watermark moved and runs that
+  // no-data batch first, so where a run ended changes no output.
+  it("a restart without new data runs the no-data batch the last committed batch called for", () =>
+    withSession(workers, async (session) => {
+      const { input, counts } = windowedCounts(session);
+      await testStream(counts, "append", { trigger: { once: true } }).run(
+        awaitTermination(),
+        add(input, 10, 11, 12, 26),
+        ...runOnce(),
+        checkNewAnswer(),
+        assertWatermarkOfLastDataBatch(0),
+        // Batch 0 committed watermark 16 s: the no-data batch 1 runs with it and emits [10 s, 15 s).
+        ...runOnce(),
+        checkNewAnswer(row(10, 3)),
+        execute("batch 1 read nothing and ran with watermark 16 s", (q) => {
+          const last = q.lastProgress!;
+          expect([last.batchId, last.numInputRows, last.eventTime.watermark]).toEqual([1, 0, new Date(16_000).toISOString()]);
+        }),
+        // Batch 1 moved nothing: a further start without data runs no batch.
+        ...runOnce(),
+        checkNewAnswer(),
+        execute("no batch ran", (q) => expect(batchIds(q)).toEqual([])),
+      );
+    }));
+
   // Spark 3.4+ (SPARK-40925): a batch judges rows late by the watermark of the batch before it
   // (watermarkForLateEvents) and emits and evicts by its own (watermarkForEviction). Batch 2 runs
   // with watermark 15 s, its predecessor with 5 s: rows of window [10 s, 15 s) are not late by

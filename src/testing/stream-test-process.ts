@@ -11,8 +11,8 @@
 // the parts of a multiAddData or none. The child reads the log when it starts and when a check asks it
 // to process everything added, never at a moment of its own: where batches split, and so whether a
 // stop lands between batches, is decided by the actions. (In this process a stop right after addData
-// races the query's next trigger: the batch with the data may run before the stop and the batch without
-// data that follows it not, since a restarted query waits for data, as Spark's does.) The child's foreachBatch sink sends each batch's rows back, and
+// races the query's next trigger: the batch with the data may run before the stop or after the
+// restart.) The child's foreachBatch sink sends each batch's rows back, and
 // each reply carries the run's progress, over Node's IPC channel with the advanced (structured clone)
 // serialization: Dates, bigints and bytes arrive as they left.
 //

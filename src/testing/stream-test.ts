@@ -151,9 +151,8 @@ export function testStream<S extends SchemaShape>(df: DataFrame<S>, outputMode: 
 /**
  * The actions with a stop and a start right before every step that adds data: each step's data is
  * read by a run that started from the checkpoint (in new-process mode, by a new process). Before,
- * not after: a stop right after adding data races the query's next trigger, and when the batch with
- * the data wins, the batch without data that would follow it (closing windows, firing timers) does
- * not run in the restarted query, which waits for data as Spark's does; stopped between a check and
+ * not after: a stop right after adding data races the query's next trigger, so which run reads the
+ * data (and so what each run's progress shows) would be left to chance; stopped between a check and
  * the next step, a run has nothing left to do.
  */
 export function restartBeforeEachInput(actions: readonly StreamAction[]): StreamAction[] {
