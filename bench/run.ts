@@ -13,7 +13,6 @@
  *   npm run bench -- --workload all
  *   npm run bench -- --workload W4 --systems sluice,naive --phases drain --records 1000000 --reps 1
  */
-import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -23,8 +22,8 @@ import { closeClusters } from "../src/sources/kafka/kafka-cluster.js";
 import { drainRun, type DrainResult } from "./harness/drain.js";
 import { INPUT_PRODUCERS, preload } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
-import { brokerPid } from "./harness/proc.js";
-import { resultPath, writeResultsMarkdown, type Environment, type WorkloadRun } from "./harness/report.js";
+import { environment, startBroker } from "./harness/bench-setup.js";
+import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/report.js";
 import { summarize } from "./harness/summary.js";
 import { buildPeers, ROOT, type LaunchArgs } from "./harness/systems.js";
 import { Topics } from "./harness/topics.js";
@@ -89,55 +88,9 @@ function parseArgs(argv: readonly string[]): z.infer<typeof Options> {
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** What a command prints, stdout and stderr together (`java -version` writes to stderr). */
-function sh(cmd: string, args: string[]): string {
-  const r = spawnSync(cmd, args, { encoding: "utf8" });
-  return `${r.stdout ?? ""}${r.stderr ?? ""}`.trim();
-}
-
-function pomProperty(pom: string, name: string): string {
-  const m = new RegExp(`<${name.replace(/\./g, "\\.")}>([^<]+)<`).exec(readFileSync(path.join(ROOT, pom), "utf8"));
-  return m?.[1] ?? "?";
-}
-
-/** Sluice's version and the commit of the sources the runs load, so that runs of different code are told apart. */
-function sluiceVersion(): string {
-  const version = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-  const commit = sh("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]);
-  if (!/^[0-9a-f]{7,}$/.test(commit)) return version;
-  const changed = sh("git", ["-C", ROOT, "status", "--porcelain", "--", "src", "bench/jobs"]) !== "";
-  return `${version} (commit ${commit}${changed ? ", with uncommitted changes" : ""})`;
-}
-
-function environment(): Environment {
-  const pkg = (name: string) => (JSON.parse(readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
-  const cpu = os.cpus();
-  return {
-    machine: `${cpu.length} × ${cpu[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
-    versions: {
-      Sluice: sluiceVersion(),
-      Node: process.version,
-      Java: sh("java", ["-version"]).split("\n")[0] ?? "?",
-      "Kafka broker": readFileSync(path.join(ROOT, "scripts/kafka/pom.xml"), "utf8").match(/<kafka\.version>([^<]+)</)?.[1] ?? "?",
-      "Spark Structured Streaming": pomProperty("bench/peers/spark/pom.xml", "spark.version"),
-      "Kafka Streams": pomProperty("bench/peers/kstreams/pom.xml", "kafka.version"),
-      kafkajs: pkg("kafkajs"),
-      "apache-arrow": pkg("apache-arrow"),
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
-  // A broker named by KAFKA_BOOTSTRAP_SERVERS is used as it is; otherwise the project's own is started (a no-op when it runs).
-  if (process.env.KAFKA_BOOTSTRAP_SERVERS === undefined) {
-    execFileSync("bash", [path.join(ROOT, "scripts/kafka.sh"), "start"], { stdio: "inherit", env: { ...process.env, KAFKA_HEAP_OPTS: process.env.KAFKA_HEAP_OPTS ?? "-Xms1g -Xmx2g" } });
-  }
-  const broker = brokerPid(() => {
-    const r = spawnSync("bash", [path.join(ROOT, "scripts/kafka.sh"), "pid"], { encoding: "utf8" });
-    return r.status === 0 ? r.stdout : null;
-  });
-  log(broker === null ? "broker pid not found: broker CPU is not reported" : `broker pid ${broker}`);
+  const broker = startBroker(log);
   // The Java input producer is built with the Kafka Streams peer.
   buildPeers([...new Set([...o.systems.map(systemOf), ...(o.producer === "java" ? (["kstreams"] as const) : [])])], log);
   const work = mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));

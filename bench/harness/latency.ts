@@ -1,7 +1,9 @@
 /**
  * One latency run: the system starts on an empty LogAppendTime topic, is fed a warm-up at the
- * ladder's first rate, then the generator feeds it at rising fixed rates, one step each, up to
- * its drain throughput; the sustainable rate is the highest with every step up to it sustained.
+ * ladder's first rate, then the generator feeds it at the ladder's fixed rates, one step each
+ * (rising in `npm run bench`, up and down again in `npm run bench:curve`), skipping rates above its
+ * drain throughput; the sustainable rate is the highest of the steps sustained before the first
+ * that was not.
  * Only the broker's clock is read: a window result's latency is its output append time minus
  * (window end + watermark delay); a W4 record's is its output append time minus its input's.
  * A rate is sustained when its p99 is under 5 s and latency does not climb during the step
@@ -9,6 +11,7 @@
  */
 import type { Session } from "../../src/index.js";
 import { PacedFeed } from "./generate.js";
+import { stepBatches, type StepBatches } from "./batch-progress.js";
 import { percentile } from "./stats.js";
 import { readOutput, type OutputRecord, type Topics } from "./topics.js";
 import { processCpuSeconds } from "./proc.js";
@@ -43,6 +46,8 @@ export interface StepResult {
   /** Median latency of the step's last quarter minus its first quarter's. */
   readonly growthMs: number;
   readonly sustained: boolean;
+  /** The step's micro-batches, from a Sluice job's progress lines (harness/batch-progress.ts); absent for the peers. */
+  readonly batches?: StepBatches;
 }
 
 export interface LatencyResult {
@@ -131,12 +136,15 @@ export async function latencyRun(system: VariantId, rep: number, o: LatencyOptio
     const exited = running.exited;
     await running.stop();
     const out = await readOutput(o.session, launch.bootstrap, launch.output, await topics.size(launch.output));
-    const results = steps.map((s) => stepResult(s.rate, s.sentRate, pointsIn(spec, out, s.from, s.to)));
+    const results = steps.map((s) => {
+      const batches = stepBatches(running.batchProgress, s.from, s.to);
+      return { ...stepResult(s.rate, s.sentRate, pointsIn(spec, out, s.from, s.to)), ...(batches ? { batches } : {}) };
+    });
     let sustainableRate = 0;
     for (const r of results) {
       // A step the generator could not feed at its rate says nothing about the system.
       if (!r.sustained || r.sentRate < GENERATOR_SHORTFALL * r.rate) break;
-      sustainableRate = r.rate;
+      sustainableRate = Math.max(sustainableRate, r.rate);
     }
     const status = exited ? `${exited}: ${running.lastErrors.split("\n").slice(-3).join(" / ")}` : "ok";
     o.log(`  ${system} rep ${rep}: sustains ${sustainableRate}/s; ${results.map((r) => `${r.rate}/s (sent ${Math.round(r.sentRate)}/s) p50 ${r.p50Ms} p99 ${r.p99Ms} ms${r.sustained ? "" : " (not sustained)"}`).join("; ")}; broker ${brokerCpuSeconds.toFixed(1)} CPU-s`);

@@ -5,6 +5,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import * as path from "node:path";
+import { parseProgressLine, type BenchProgress } from "./batch-progress.js";
 import { treeCpuSeconds, treePeakRssBytes } from "./proc.js";
 import { systemOf, variantOf, type SystemName, type VariantId } from "./variants.js";
 
@@ -85,6 +86,10 @@ export class RunningSystem {
   private readonly child: ChildProcess;
   private exitInfo: string | null = null;
   private stderrTail: string[] = [];
+  /** Stderr after its last newline. */
+  private stderrPartial = "";
+  /** The batches a Sluice job reported on stderr (harness/batch-progress.ts); none for the peers. */
+  readonly batchProgress: BenchProgress[] = [];
   readonly started: Promise<number>;
   private cpuAtStart = 0;
 
@@ -94,7 +99,13 @@ export class RunningSystem {
   ) {
     this.child = spawn(DEFS[systemOf(name)].launcher, launcherArgv(args), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
     this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      this.stderrTail.push(...chunk.split("\n").filter(Boolean));
+      const lines = (this.stderrPartial + chunk).split("\n");
+      this.stderrPartial = lines.pop()!;
+      for (const line of lines.filter(Boolean)) {
+        const progress = parseProgressLine(line);
+        if (progress) this.batchProgress.push(progress);
+        else this.stderrTail.push(line);
+      }
       if (this.stderrTail.length > 40) this.stderrTail = this.stderrTail.slice(-40);
     });
     this.child.on("exit", (code, signal) => (this.exitInfo = `exited with ${signal ?? `code ${code}`}`));
@@ -137,7 +148,7 @@ export class RunningSystem {
   }
 
   get lastErrors(): string {
-    return this.stderrTail.slice(-15).join("\n");
+    return [...this.stderrTail, this.stderrPartial].filter(Boolean).slice(-15).join("\n");
   }
 
   /** CPU seconds used since the BENCH_STARTED line. */

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { col, count, from_json, lit, Session, struct, sum, to_json, unix_millis, window, type TriggerInput } from "../../src/index.js";
+import { BENCH_PROGRESS, type BenchProgress } from "../harness/batch-progress.js";
 
 /**
  * Sluice's variants: a variant is a choice of trigger (and of the source's batch bound) on the
@@ -121,6 +122,21 @@ const stream = df.writeStream
   .option("checkpointLocation", `${args["state-dir"]}/checkpoint`)
   .outputMode(variant.outputMode ?? "append");
 const writer = variant.trigger === undefined ? stream : stream.trigger(variant.trigger);
+// One line per batch on stderr (bench/peers/README.md allows anything there): what the batch read and
+// how long it took, and under a latencyTarget trigger the size Sluice chose, for the latency curve.
+session.streams.addListener({
+  onQueryProgress: ({ progress: p }) => {
+    const line: BenchProgress = {
+      endMs: Date.parse(p.timestamp) + p.batchDuration,
+      batchId: p.batchId,
+      rows: p.numInputRows,
+      durationMs: p.batchDuration,
+      maxRowsPerBatch: p.batchSizing?.maxRowsPerBatch,
+      mode: p.batchSizing?.mode,
+    };
+    process.stderr.write(`${BENCH_PROGRESS} ${JSON.stringify(line)}\n`);
+  },
+});
 console.log(`BENCH_STARTED ${Date.now()}`);
 const q = writer.start();
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
