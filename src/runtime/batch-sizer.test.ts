@@ -74,10 +74,56 @@ describe("BatchSizer (the latencyTarget trigger's batch sizes)", () => {
       // Three capped: grow (at most doubling) towards 9 × 20 ms of work at 1/1024 ms per row.
       [163_840, "catchingUp"],
       [184_320, "catchingUp"],
-      // Caught up: back within the budget, halving at most, then the budget's size.
-      [92_160, "withinTarget"],
+      // Caught up: back to the budget's size.
+      [81_920, "withinTarget"],
       [81_920, "withinTarget"],
     ]);
+  });
+
+  it("catches up without a model too: while batches keep hitting the cap, it doubles", () => {
+    // Every batch takes its cap in 100 ms, whatever its size (a busy machine's noise): no line with a
+    // positive cost per row fits, so fixed and per-row cost cannot be told apart.
+    const sizer = new BatchSizer({ latencyTargetMs: 250, spans: 2, workers: 2 });
+    const seen = [];
+    for (let i = 0; i < 6; i++) {
+      seen.push([sizer.next.maxRowsPerBatch, sizer.next.mode]);
+      sizer.observe(sizer.next.maxRowsPerBatch, 100, i < 5);
+    }
+    expect(seen).toEqual([
+      [10_000, "probing"],
+      [10_000, "probing"],
+      [10_000, "probing"],
+      [20_000, "catchingUp"],
+      [40_000, "catchingUp"],
+      [80_000, "catchingUp"],
+    ]);
+    // A batch that took everything waiting: back to the budget's size (10,000 rows filled it).
+    expect(sizer.next).toMatchObject({ maxRowsPerBatch: 10_000, mode: "probing" });
+  });
+
+  it("sizes for throughput when full batches stay over twice the budget while the cap halves under them", () => {
+    // Every batch takes 250 ms whatever its size (the machine is saturated): a 100 ms budget.
+    const sizer = new BatchSizer({ latencyTargetMs: 250, spans: 2, workers: 2 });
+    const seen = [];
+    for (let i = 0; i < 6; i++) {
+      seen.push([sizer.next.maxRowsPerBatch, sizer.next.mode]);
+      sizer.observe(sizer.next.maxRowsPerBatch, 250, false);
+    }
+    expect(seen).toEqual([
+      [10_000, "probing"],
+      [5_000, "probing"],
+      [2_500, "probing"],
+      // Three slow full batches, the cap halved under each: the size is not the cost; grow instead.
+      [5_000, "targetUnreachable"],
+      [10_000, "targetUnreachable"],
+      [20_000, "targetUnreachable"],
+    ]);
+    // The load goes: batches take what is there within the budget, the fit lets go of the slow ones
+    // (after one batch it still puts the fixed cost at 124 ms), and the cap is the budget's again.
+    sizer.observe(3_000, 40, false);
+    expect(sizer.next).toMatchObject({ mode: "targetUnreachable", fixedCostMs: 124.04 });
+    sizer.observe(3_000, 40, false);
+    expect(sizer.next).toMatchObject({ maxRowsPerBatch: 1_250, mode: "withinTarget" });
   });
 
   it("sizes for throughput, and says so, when fixed costs alone exceed the budget", () => {

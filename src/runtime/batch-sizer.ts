@@ -26,8 +26,11 @@
  * the target cannot be met at this rate, and the waiting records are late already. Small batches
  * would then waste time on fixed costs and fall further behind, so the controller *catches up*:
  * it lets batches grow to the size where fixed costs are a tenth of the work (throughput within 10%
- * of the most larger batches could give), and returns to the budget once a batch takes everything
- * that was waiting.
+ * of the most larger batches could give; doubling per batch while the fit has no model), and
+ * returns to the budget's cap once a batch takes everything that was waiting. The same holds when
+ * the fixed costs alone exceed the budget: by the fit, or, on a machine too busy for durations to
+ * fit a line, when full batches stay over twice the budget while the cap halves under them three
+ * times in a row (shrinking further would only starve the query).
  */
 
 /** What the controller decided for one batch, reported in that batch's progress (`batchSizing`). */
@@ -76,6 +79,9 @@ const FULL = 0.9;
 const DECAY = 0.75;
 /** Batches in a row that hit their cap before the controller calls it falling behind. */
 const CAPPED_TO_CATCH_UP = 3;
+/** A full batch over this many budgets is slow; this many slow ones in a row, each halving the cap, make the target unreachable. */
+const SLOW = 2;
+const SLOW_TO_UNREACHABLE = 3;
 /** Catching up, fixed costs are kept to this share of the work (throughput within 10% of the asymptote). */
 const CATCH_UP_FIXED_SHARE = 1 / 9;
 /** A task should hold at least this much work, or the round trip costs more than the parallelism gains (DESIGN §11). */
@@ -97,6 +103,8 @@ export class BatchSizer {
   /** The cap the proportional step keeps, before catching up widens it. */
   private budgetCap = PROBE_ROWS;
   private cappedInARow = 0;
+  /** Full batches in a row that took over twice the budget. */
+  private slowInARow = 0;
   private current: BatchSizingProgress;
 
   constructor(private readonly options: BatchSizerOptions) {
@@ -122,9 +130,15 @@ export class BatchSizer {
     this.cappedInARow = hitCap ? this.cappedInARow + 1 : 0;
     const allowed = this.current.maxRowsPerBatch;
     const full = hitCap || rows >= FULL * allowed;
+    if (full) this.slowInARow = durationMs > SLOW * this.budgetMs ? this.slowInARow + 1 : 0;
+    else if (durationMs <= this.budgetMs) this.slowInARow = 0;
     const model = this.fit();
-    const unreachable = model !== null && model.fixedMs >= this.budgetMs;
-    if (full && rows > 0 && durationMs > 0) {
+    // Fixed costs over the budget, as the fit says, or as full batches say that stayed slow while
+    // the cap halved under them (their time is not in their rows: a busy machine, a slow disk).
+    const unreachable = (model !== null && model.fixedMs >= this.budgetMs) || this.slowInARow >= SLOW_TO_UNREACHABLE;
+    // A batch sized for throughput says nothing of the budget's size: the cap to return to stays.
+    const sizedForThroughput = this.current.mode === "catchingUp" || this.current.mode === "targetUnreachable";
+    if (full && rows > 0 && durationMs > 0 && !sizedForThroughput) {
       // Scale the rows' share of the duration to the budget's; the fitted fixed cost, where there is
       // one below both, makes this one step instead of many (without it, all cost counts as per row).
       const fixed = model !== null && model.fixedMs < 0.9 * Math.min(durationMs, this.budgetMs) ? model.fixedMs : 0;
@@ -133,13 +147,16 @@ export class BatchSizer {
     }
     let cap = this.budgetCap;
     const catchingUp = this.cappedInARow >= CAPPED_TO_CATCH_UP;
-    if (model !== null && (catchingUp || unreachable)) {
+    if (catchingUp || unreachable) {
       // Falling behind, or no size meets the target: take the throughput, within the step bound.
-      cap = Math.max(cap, Math.min(model.fixedMs / (CATCH_UP_FIXED_SHARE * model.perRowMs), allowed * MAX_STEP));
+      // Without a model (noisy durations of near-equal batches fit no line) the size where fixed
+      // costs stop mattering is unknown: grow by the step bound for as long as batches hit the cap.
+      const throughputRows = model === null ? Infinity : model.fixedMs / (CATCH_UP_FIXED_SHARE * model.perRowMs);
+      cap = Math.max(cap, Math.min(throughputRows, allowed * MAX_STEP));
     }
     // (Rounding must not turn an exact 81,920 into 81,919.)
     cap = Math.floor(cap * (1 + 1e-9));
-    const mode = model === null ? "probing" : unreachable ? "targetUnreachable" : catchingUp ? "catchingUp" : "withinTarget";
+    const mode = unreachable ? "targetUnreachable" : catchingUp ? "catchingUp" : model === null ? "probing" : "withinTarget";
     this.current = this.decision(mode, cap, model);
   }
 
