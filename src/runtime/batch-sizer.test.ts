@@ -118,12 +118,15 @@ describe("BatchSizer (the latencyTarget trigger's batch sizes)", () => {
       [10_000, "targetUnreachable"],
       [20_000, "targetUnreachable"],
     ]);
-    // The load goes: batches take what is there within the budget, the fit lets go of the slow ones
-    // (after one batch it still puts the fixed cost at 124 ms), and the cap is the budget's again.
+    // A batch that did not fill its cap, still slow: the cap stays (no model says a larger size would help).
+    sizer.observe(12_000, 250, false);
+    expect(sizer.next).toMatchObject({ maxRowsPerBatch: 40_000, mode: "targetUnreachable" });
+    sizer.observe(12_000, 250, false);
+    expect(sizer.next).toMatchObject({ maxRowsPerBatch: 40_000, mode: "targetUnreachable" });
+    // The load goes: a batch takes what is there within the budget, the fit puts the fixed cost
+    // under the budget again, and the cap is the budget's.
     sizer.observe(3_000, 40, false);
-    expect(sizer.next).toMatchObject({ mode: "targetUnreachable", fixedCostMs: 124.04 });
-    sizer.observe(3_000, 40, false);
-    expect(sizer.next).toMatchObject({ maxRowsPerBatch: 1_250, mode: "withinTarget" });
+    expect(sizer.next).toMatchObject({ maxRowsPerBatch: 1_250, mode: "withinTarget", fixedCostMs: 89.92 });
   });
 
   it("sizes for throughput, and says so, when fixed costs alone exceed the budget", () => {

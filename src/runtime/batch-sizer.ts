@@ -150,9 +150,10 @@ export class BatchSizer {
     if (catchingUp || unreachable) {
       // Falling behind, or no size meets the target: take the throughput, within the step bound.
       // Without a model (noisy durations of near-equal batches fit no line) the size where fixed
-      // costs stop mattering is unknown: grow by the step bound for as long as batches hit the cap.
-      const throughputRows = model === null ? Infinity : model.fixedMs / (CATCH_UP_FIXED_SHARE * model.perRowMs);
-      cap = Math.max(cap, Math.min(throughputRows, allowed * MAX_STEP));
+      // costs stop mattering is unknown: grow by the step bound. Either way a batch that did not
+      // fill its cap says nothing about a larger size: the cap stays.
+      const throughputRows = model !== null ? model.fixedMs / (CATCH_UP_FIXED_SHARE * model.perRowMs) : Infinity;
+      cap = Math.max(cap, Math.min(throughputRows, full ? allowed * MAX_STEP : allowed));
     }
     // (Rounding must not turn an exact 81,920 into 81,919.)
     cap = Math.floor(cap * (1 + 1e-9));
