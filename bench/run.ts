@@ -13,95 +13,47 @@
  *   npm run bench -- --workload all
  *   npm run bench -- --workload W4 --systems sluice,naive --phases drain --records 1000000 --reps 1
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import * as os from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { Session } from "../src/index.js";
-import { closeClusters } from "../src/sources/kafka/kafka-cluster.js";
 import { drainRun, type DrainResult } from "./harness/drain.js";
 import { INPUT_PRODUCERS, preload } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
-import { environment, startBroker } from "./harness/bench-setup.js";
+import { environment, startBroker, withBenchContext } from "./harness/bench-setup.js";
+import { brokerOptions, listOption, parseOptions, positiveListOption, systemsOption } from "./harness/cli.js";
 import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/report.js";
 import { summarize } from "./harness/summary.js";
 import { buildPeers, ROOT, type LaunchArgs } from "./harness/systems.js";
-import { Topics } from "./harness/topics.js";
 import { appliesTo, normalizeId, parseSystems, systemOf, variantOf, type VariantId } from "./harness/variants.js";
-import { adsJsonLines, SPAN_MS, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
-
-const list = <T extends string>(values: readonly T[], what: string) =>
-  z.string().transform((s, ctx) => {
-    const picked = s === "all" ? [...values] : s.split(",").map((v) => v.trim());
-    const bad = picked.filter((v) => !values.includes(v as T));
-    if (bad.length > 0) ctx.addIssue({ code: "custom", message: `unknown ${what} ${bad.join(", ")}: use ${values.join(", ")} or all` });
-    return picked as T[];
-  });
-const positiveList = z.string().transform((s, ctx) => {
-  const numbers = s.split(",").map(Number);
-  if (numbers.some((n) => !Number.isInteger(n) || n <= 0)) ctx.addIssue({ code: "custom", message: "must be a comma-separated list of positive integers" });
-  return numbers;
-});
+import { SPAN_MS, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
 
 const Options = z.object({
-  workload: list(WORKLOADS, "workload").default(["W1", "W2", "W3", "W4"]),
+  workload: listOption(WORKLOADS, "workload").default(["W1", "W2", "W3", "W4"]),
   /** Systems (all their variants), `system:variant`s, or all. */
-  systems: z
-    .string()
-    .transform((s, ctx) => {
-      try {
-        return parseSystems(s);
-      } catch (e) {
-        ctx.addIssue({ code: "custom", message: (e as Error).message });
-        return z.NEVER;
-      }
-    })
-    .default(parseSystems("all")),
-  phases: list(["drain", "latency"] as const, "phase").default(["drain", "latency"]),
+  systems: systemsOption.default(parseSystems("all")),
+  phases: listOption(["drain", "latency"] as const, "phase").default(["drain", "latency"]),
   /** Events per drain topic; by default each workload's own (WorkloadSpec.drainRecords). */
   records: z.coerce.number().int().min(100_000).optional(),
   reps: z.coerce.number().int().min(1).default(5),
-  rates: positiveList.default([10_000, 25_000, 50_000, 100_000, 200_000, 400_000]),
+  rates: positiveListOption.default([10_000, 25_000, 50_000, 100_000, 200_000, 400_000]),
   /** Seconds per rate step; by default each workload's own (WorkloadSpec.latencyStepSeconds). */
   "step-seconds": z.coerce.number().int().min(10).optional(),
   /** Who writes the drain topics: Sluice's encoder or a Kafka Java producer at its defaults. */
   producer: z.enum(INPUT_PRODUCERS).default("sluice"),
-  /** A word in every topic name the runner creates, to keep runs from different checkouts on one broker apart. */
-  tag: z.string().regex(/^[a-z0-9-]+$/, "lower-case letters, digits and dashes").optional(),
-  bootstrap: z.string().default(process.env.KAFKA_BOOTSTRAP_SERVERS ?? "127.0.0.1:19092"),
+  ...brokerOptions,
 });
-
-function parseArgs(argv: readonly string[]): z.infer<typeof Options> {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]!);
-    if (!m) throw new Error(`unexpected argument "${argv[i]}": options are --name value`);
-    raw[m[1]!] = m[2] ?? argv[++i] ?? "";
-  }
-  const parsed = Options.strict().safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`--${issue.path.join(".") || issue.message}: ${issue.message}`);
-  }
-  return parsed.data;
-}
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
+  const o = parseOptions(Options, process.argv.slice(2));
   const broker = startBroker(log);
   // The Java input producer is built with the Kafka Streams peer.
   buildPeers([...new Set([...o.systems.map(systemOf), ...(o.producer === "java" ? (["kstreams"] as const) : [])])], log);
-  const work = mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));
-  const ads = path.join(work, "ads.jsonl");
-  writeFileSync(ads, adsJsonLines());
-  const topics = new Topics(o.bootstrap);
-  const session = new Session({ workers: 1 });
   const env = environment();
   const stamp = Date.now().toString(36);
   const bench = o.tag === undefined ? "bench" : `bench-${o.tag}`;
-  try {
+  await withBenchContext("bench", o.bootstrap, async ({ work, ads, topics, session }) => {
     for (const workload of o.workload) {
       const spec = SPECS[workload];
       const records = o.records ?? spec.drainRecords;
@@ -202,12 +154,7 @@ async function main(): Promise<void> {
       writeResultsMarkdown();
       log(`${workload} written to ${path.relative(ROOT, resultPath(workload))} and bench/RESULTS.md`);
     }
-  } finally {
-    await session.stop();
-    await topics.close();
-    await closeClusters();
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((e) => {

@@ -1,15 +1,19 @@
 /**
  * What every bench runner does first: start the project's Kafka broker (or use the one
- * KAFKA_BOOTSTRAP_SERVERS names) and find its pid for broker CPU, and describe the machine and the
- * versions under test for the results.
+ * KAFKA_BOOTSTRAP_SERVERS names) and find its pid for broker CPU, set up what its runs share, and
+ * describe the machine and the versions under test for the results.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { Session } from "../../src/index.js";
+import { closeClusters } from "../../src/sources/kafka/kafka-cluster.js";
 import { brokerPid } from "./proc.js";
 import type { Environment } from "./report.js";
 import { ROOT } from "./systems.js";
+import { Topics } from "./topics.js";
+import { adsJsonLines } from "./workloads.js";
 
 /**
  * A broker named by KAFKA_BOOTSTRAP_SERVERS is used as it is; otherwise the project's own is
@@ -63,4 +67,29 @@ export function environment(): Environment {
       "apache-arrow": pkg("apache-arrow"),
     },
   };
+}
+
+/** What a runner's runs share: a scratch folder, W1's ads file in it, the topic admin, a session that reads outputs. */
+export interface BenchContext {
+  readonly work: string;
+  readonly ads: string;
+  readonly topics: Topics;
+  readonly session: Session;
+}
+
+/** Runs `body` with a fresh context, and releases it (the scratch folder too) however `body` ends. */
+export async function withBenchContext<T>(name: string, bootstrap: string, body: (context: BenchContext) => Promise<T>): Promise<T> {
+  const work = mkdtempSync(path.join(os.tmpdir(), `sluice-${name}-`));
+  const ads = path.join(work, "ads.jsonl");
+  writeFileSync(ads, adsJsonLines());
+  const topics = new Topics(bootstrap);
+  const session = new Session({ workers: 1 });
+  try {
+    return await body({ work, ads, topics, session });
+  } finally {
+    await session.stop();
+    await topics.close();
+    await closeClusters();
+    rmSync(work, { recursive: true, force: true });
+  }
 }

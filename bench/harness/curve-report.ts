@@ -12,6 +12,9 @@ import type { WorkloadName } from "./workloads.js";
 export interface CurveRun {
   readonly workload: WorkloadName;
   readonly title: string;
+  /** When the workload's runs ended, and the Sluice build they ran (a workload may be re-run alone). */
+  readonly finishedAt?: string;
+  readonly sluice?: string;
   readonly systems: readonly VariantId[];
   readonly rates: readonly number[];
   readonly stepSeconds: number;
@@ -77,13 +80,14 @@ export function curveMarkdown(runs: readonly CurveRun[], env: Environment): stri
     "repetitions, with their range when they differ.",
     "",
     `- ${env.machine}`,
-    ...Object.entries(env.versions).filter(([k]) => ["Sluice", "Node", "Kafka broker"].includes(k)).map(([k, v]) => `- ${k}: ${v}`),
+    ...Object.entries(env.versions).filter(([k]) => ["Node", "Kafka broker"].includes(k)).map(([k, v]) => `- ${k}: ${v}`),
     "",
     "![latency curve](latency-curve.svg)",
     "",
   ];
   for (const run of runs) {
-    lines.push(`## ${run.workload}: ${run.title}`, "", `Rates ${run.rates.map(fmt).join(" → ")} records/s, ${run.stepSeconds} s per step, ${run.reps} repetition(s), variants interleaved.`, "");
+    const when = run.finishedAt ? ` Finished ${run.finishedAt}${run.sluice ? `, Sluice ${run.sluice}` : ""}.` : "";
+    lines.push(`## ${run.workload}: ${run.title}`, "", `Rates ${run.rates.map(fmt).join(" → ")} records/s, ${run.stepSeconds} s per step, ${run.reps} repetition(s), variants interleaved.${when}`, "");
     for (const system of run.systems) lines.push(...systemTable(run, system));
   }
   return lines.join("\n");
