@@ -7,11 +7,12 @@
  *
  * Every system runs in variants (`system:variant`: defaults and expert tunings, harness/variants.ts).
  * A long run can be done in parts: each invocation runs some workloads, phases and variants, and
- * keeps the previous figures of the variants and phases it does not run.
+ * keeps the previous runs of the variants and phases it does not run (harness/merge.ts).
  *
  *   npm run bench -- --workload W2 --systems sluice,spark,kstreams:throughput,naive
  *   npm run bench -- --workload all
  *   npm run bench -- --workload W4 --systems sluice,naive --phases drain --records 1000000 --reps 1
+ *   npm run bench -- --workload W1 --phases drain --reps 2 --add-reps yes      # two more repetitions
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
@@ -20,6 +21,7 @@ import { drainRun, type DrainResult } from "./harness/drain.js";
 import { INPUT_PRODUCERS, preload } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
 import { environment, startBroker, withBenchContext } from "./harness/bench-setup.js";
+import { keptRuns, nextRep, repetitions } from "./harness/merge.js";
 import { brokerOptions, listOption, parseOptions, positiveListOption, systemsOption } from "./harness/cli.js";
 import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/report.js";
 import { summarize } from "./harness/summary.js";
@@ -40,6 +42,8 @@ const Options = z.object({
   "step-seconds": z.coerce.number().int().min(10).optional(),
   /** Who writes the drain topics: Sluice's encoder or a Kafka Java producer at its defaults. */
   producer: z.enum(INPUT_PRODUCERS).default("sluice"),
+  /** `yes`: add this run's repetitions to the earlier ones of the same variants (same input and ladder) instead of replacing them. */
+  "add-reps": z.enum(["yes", "no"]).default("no"),
   ...brokerOptions,
 });
 
@@ -66,21 +70,17 @@ async function main(): Promise<void> {
         mkdirSync(stateDir);
         return { workload, bootstrap: o.bootstrap, input, output: `${bench}-out-${stamp}-${name}`, ads, stateDir, runId: `${stamp}-${name}`, variant: variantOf(system), phase };
       };
-      // What this invocation does not run keeps its figures from the workload's last run: phases
-      // and variants may run in separate invocations. Drain figures are kept only when they were
-      // taken on the same input (size and producer).
+      // What this invocation does not run keeps its runs from the workload's last results
+      // (harness/merge.ts): phases, variants and repetitions may run in separate invocations.
       const previous = existsSync(resultPath(workload)) ? (JSON.parse(readFileSync(resultPath(workload), "utf8")) as WorkloadRun) : null;
-      const sameInput = previous !== null && previous.config.records === records && (previous.config.producer ?? "sluice") === o.producer;
       const runsDrain = o.phases.includes("drain");
       const runsLatency = o.phases.includes("latency");
-      const kept = <T extends { system: string }>(runs: readonly T[] | undefined, phaseRuns: boolean): T[] =>
-        (runs ?? []).map((r) => ({ ...r, system: normalizeId(r.system) })).filter((r) => !(phaseRuns && systems.includes(r.system)));
-      // Latency figures are kept only when taken on the same ladder: the common rate is a rate of it.
-      const sameLadder = previous !== null && previous.config.rates.join() === o.rates.join() && previous.config.stepSeconds === stepSeconds;
-      if (previous && runsDrain && !sameInput && previous.drain.length > 0) log(`previous drain figures (${previous.config.records} records, ${previous.config.producer ?? "sluice"} producer) dropped: this run's input differs`);
-      if (previous && runsLatency && !sameLadder && previous.latency.length > 0) log(`previous latency figures (rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps) dropped: this run's ladder differs`);
-      const drain: DrainResult[] = runsDrain && !sameInput ? [] : kept(previous?.drain, runsDrain);
-      const latency: LatencyResult[] = runsLatency && !sameLadder ? [] : kept(previous?.latency, runsLatency);
+      const invocation = { systems, phases: o.phases, records, producer: o.producer, rates: o.rates, stepSeconds, addReps: o["add-reps"] === "yes" };
+      const kept = keptRuns(previous, invocation);
+      kept.dropped.forEach(log);
+      const drain: DrainResult[] = kept.drain;
+      const latency: LatencyResult[] = kept.latency;
+      const build = env.versions["Sluice"];
       if (runsDrain) {
         // Inputs are a pure function of (data, event-time span, records, producer): a topic loaded
         // by an earlier run, or for another workload, is reused.
@@ -96,11 +96,13 @@ async function main(): Promise<void> {
         const reference = spec.reference(records);
         const expectedRows = [...reference.values()].reduce((a, b) => a + b, 0);
         log(`reference: ${expectedRows.toLocaleString("en-US")} results (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-        for (let rep = 1; rep <= o.reps; rep++) {
+        const firstRep = new Map(systems.map((s) => [s, nextRep(drain, s)]));
+        for (let i = 0; i < o.reps; i++) {
           for (const system of systems) {
+            const rep = firstRep.get(system)! + i;
             const launch = launchArgs(system, rep, input, "drain");
             const result = await drainRun(system, rep, { session, topics, spec, reference, expectedRows, inputRecords: records, launch, brokerPid: broker, log });
-            drain.push(result);
+            drain.push({ ...result, build });
             // A wrong answer's output stays for inspection (topics named bench-out-*).
             if (result.status === "ok") await topics.delete(launch.output);
             await topics.delete(launch.runId); // Kafka Streams' repartition and changelog topics
@@ -109,12 +111,14 @@ async function main(): Promise<void> {
         }
       }
       if (runsLatency) {
-        for (let rep = 1; rep <= o.reps; rep++) {
+        const firstRep = new Map(systems.map((s) => [s, nextRep(latency, s)]));
+        for (let i = 0; i < o.reps; i++) {
           for (const system of systems) {
+            const rep = firstRep.get(system)! + i;
             const ok = drain.filter((d) => d.system === system && d.status === "ok").map((d) => d.recordsPerSecond);
             const maxRate = ok.length > 0 ? 1.25 * Math.max(...ok) : Infinity;
             const launch = launchArgs(system, rep, `${bench}-lat-${stamp}-${workload}-${system.replace(":", "-")}-${rep}`, "latency");
-            latency.push(await latencyRun(system, rep, { session, topics, spec, rates: o.rates, stepMs: stepSeconds * 1000, maxRate, launch, brokerPid: broker, log }));
+            latency.push({ ...(await latencyRun(system, rep, { session, topics, spec, rates: o.rates, stepMs: stepSeconds * 1000, maxRate, launch, brokerPid: broker, log })), build });
             await topics.delete(launch.output);
             await topics.delete(launch.input);
             await topics.delete(launch.runId);
@@ -125,11 +129,6 @@ async function main(): Promise<void> {
       // Rows: the previous run's variants in their order, then this run's new ones.
       const rows = [...new Set([...(previous?.summary ?? []).map((r) => normalizeId(r.system)), ...drain.map((d) => d.system), ...latency.map((l) => l.system), ...systems])];
       const { summary, commonRate } = summarize(rows.filter((id) => drain.some((d) => d.system === id) || latency.some((l) => l.system === id)), drain, latency);
-      const previousBuild = (phase: "drain" | "latency") => previous?.sluiceByPhase?.[phase] ?? previous?.environment.versions["Sluice"];
-      const sluiceByPhase = {
-        drain: runsDrain ? env.versions["Sluice"] : previousBuild("drain"),
-        latency: runsLatency ? env.versions["Sluice"] : previousBuild("latency"),
-      };
       const run: WorkloadRun = {
         workload: workload as WorkloadName,
         title: spec.title,
@@ -137,13 +136,12 @@ async function main(): Promise<void> {
         environment: env,
         config: {
           records: runsDrain || !previous ? records : previous.config.records,
-          reps: o.reps,
+          reps: repetitions(drain, latency),
           rates: runsLatency || !previous ? o.rates : previous.config.rates,
           stepSeconds: runsLatency || !previous ? stepSeconds : previous.config.stepSeconds,
           order: rows.join(", "),
           producer: runsDrain || !previous ? o.producer : (previous.config.producer ?? "sluice"),
         },
-        sluiceByPhase,
         drain,
         latency,
         summary,

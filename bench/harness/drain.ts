@@ -26,6 +26,8 @@ export interface DrainResult {
   readonly outputRows: number;
   /** CPU seconds the Kafka broker used over the same span (NaN when its pid is unknown). */
   readonly brokerCpuSeconds: number;
+  /** The Sluice build the bench ran at (`npm run bench` stamps it; a results file's runs may span builds). */
+  readonly build?: string;
 }
 
 export interface AnswerCheck {

@@ -60,6 +60,8 @@ export interface LatencyResult {
   readonly sustainableRate: number;
   /** CPU seconds the Kafka broker used from the first step to the end of the ladder (NaN when unknown). */
   readonly brokerCpuSeconds?: number;
+  /** The Sluice build the bench ran at (`npm run bench` stamps it; a results file's runs may span builds). */
+  readonly build?: string;
 }
 
 /** When a result was due (window end + delay, or the input's append time) and its latency. */

@@ -32,8 +32,8 @@ export interface WorkloadRun {
     readonly producer?: InputProducer;
   };
   /**
-   * The Sluice build each phase ran on, when the phases ran in separate invocations (a phase not
-   * rerun keeps its figures, and so its build, from the workload's previous run).
+   * The Sluice build each phase ran on, in results written before each run carried its own build
+   * (`DrainResult.build`, `LatencyResult.build`).
    */
   readonly sluiceByPhase?: { readonly drain?: string; readonly latency?: string };
   readonly drain: readonly DrainResult[];
@@ -54,11 +54,21 @@ export function resummarized(run: WorkloadRun): WorkloadRun {
   return { ...run, ...summarize(systems, run.drain, run.latency) };
 }
 
-/** "Sluice <version>", or the build of each phase when they differ. */
+/**
+ * The Sluice builds the workload's Sluice runs ran on: "Sluice <version>", or each phase's builds
+ * when they differ (parts of a run may be taken at different commits). Runs without a build take
+ * the one their file names for the phase.
+ */
 export function sluiceBuilds(run: WorkloadRun): string {
   const current = run.environment.versions["Sluice"] ?? "?";
-  const drain = run.sluiceByPhase?.drain ?? current;
-  const latency = run.sluiceByPhase?.latency ?? current;
+  const builds = (phase: "drain" | "latency"): string => {
+    const fallback = run.sluiceByPhase?.[phase] ?? current;
+    const runs: readonly (DrainResult | LatencyResult)[] = phase === "drain" ? run.drain : run.latency;
+    const named = new Set(runs.filter((r) => systemOf(normalizeId(r.system)) === "sluice").map((r) => r.build ?? fallback));
+    return named.size === 0 ? fallback : [...named].join(" and ");
+  };
+  const drain = builds("drain");
+  const latency = builds("latency");
   return drain === latency ? `Sluice ${drain}` : `Sluice ${drain} for the drain, ${latency} for latency`;
 }
 
@@ -82,7 +92,7 @@ function workloadSection(run: WorkloadRun): string {
   const lines = [
     `## ${run.workload}: ${run.title}`,
     "",
-    `${fmt(run.config.records)} events written by ${producer}, ${run.config.reps} interleaved repetition${run.config.reps === 1 ? "" : "s"} (${run.config.order}); finished ${run.finishedAt}; ${sluiceBuilds(run)}.`,
+    `${fmt(run.config.records)} events written by ${producer}, up to ${run.config.reps} repetition${run.config.reps === 1 ? "" : "s"} per variant, interleaved within each invocation (${run.config.order}); finished ${run.finishedAt}; ${sluiceBuilds(run)}.`,
     "Each figure is the median of the repetitions, with their range (min–max) in brackets.",
     "",
     "| system (variant) | drain runs ok | records/s | Sluice ÷ it | records per CPU-second | Sluice ÷ it | peak RSS MiB | broker CPU-s (drain) | sustainable rate /s | p50 ms | p99 ms | broker CPU-s (latency) |",

@@ -1,0 +1,75 @@
+/**
+ * What an invocation of `npm run bench` keeps of a workload's earlier runs. A full run is done in
+ * parts: the variants and phases an invocation does not run keep their runs; those it runs replace
+ * theirs or, with `--add-reps`, add repetitions to them. Earlier runs are kept only when taken on
+ * the same input (drain: records and producer) and the same ladder (latency: rates and step
+ * length), since a figure is a median over repetitions of one measurement.
+ */
+import type { DrainResult } from "./drain.js";
+import type { InputProducer } from "./generate.js";
+import type { LatencyResult } from "./latency.js";
+import type { WorkloadRun } from "./report.js";
+import { normalizeId, type VariantId } from "./variants.js";
+
+export type Phase = "drain" | "latency";
+
+export interface Invocation {
+  readonly systems: readonly VariantId[];
+  readonly phases: readonly Phase[];
+  readonly records: number;
+  readonly producer: InputProducer;
+  readonly rates: readonly number[];
+  readonly stepSeconds: number;
+  /** Add this invocation's repetitions to the earlier ones of the same variants instead of replacing them. */
+  readonly addReps: boolean;
+}
+
+export interface KeptRuns {
+  readonly drain: DrainResult[];
+  readonly latency: LatencyResult[];
+  /** Why earlier runs were dropped, a line each, for the log. */
+  readonly dropped: string[];
+}
+
+/**
+ * The earlier runs this invocation keeps, each stamped with the Sluice build it ran on (results
+ * written before runs carried their build take the build their file names for that phase).
+ */
+export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRuns {
+  if (previous === null) return { drain: [], latency: [], dropped: [] };
+  const dropped: string[] = [];
+  const previousProducer = previous.config.producer ?? "sluice";
+  const sameInput = previous.config.records === inv.records && previousProducer === inv.producer;
+  const sameLadder = previous.config.rates.join() === inv.rates.join() && previous.config.stepSeconds === inv.stepSeconds;
+  const keep = <T extends DrainResult | LatencyResult>(phase: Phase, runs: readonly T[], comparable: boolean, differs: string): T[] => {
+    const stamped = runs.map((r) => ({ ...r, system: normalizeId(r.system), build: r.build ?? buildOf(previous, phase) }));
+    if (!inv.phases.includes(phase)) return stamped;
+    if (!comparable) {
+      if (runs.length > 0) dropped.push(`previous ${phase} figures (${differs}) dropped: this run's ${phase === "drain" ? "input" : "ladder"} differs`);
+      return [];
+    }
+    return inv.addReps ? stamped : stamped.filter((r) => !inv.systems.includes(r.system));
+  };
+  return {
+    drain: keep("drain", previous.drain, sameInput, `${previous.config.records} records, ${previousProducer} producer`),
+    latency: keep("latency", previous.latency, sameLadder, `rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps`),
+    dropped,
+  };
+}
+
+/** The Sluice build a results file names for a phase (files from before runs carried their build). */
+function buildOf(run: WorkloadRun, phase: Phase): string | undefined {
+  return run.sluiceByPhase?.[phase] ?? run.environment.versions["Sluice"];
+}
+
+/** The repetition number a variant's next run takes: one past its highest kept run. */
+export function nextRep(runs: readonly { readonly system: VariantId; readonly rep: number }[], system: VariantId): number {
+  return runs.filter((r) => r.system === system).reduce((highest, r) => Math.max(highest, r.rep), 0) + 1;
+}
+
+/** The most repetitions any variant has in either phase, for the results' header. */
+export function repetitions(drain: readonly DrainResult[], latency: readonly LatencyResult[]): number {
+  const counts = new Map<string, number>();
+  for (const r of [...drain.map((d) => `drain ${d.system}`), ...latency.map((l) => `latency ${l.system}`)]) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
+}
