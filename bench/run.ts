@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import * as path from "node:path";
 import { z } from "zod";
 import { drainRun, type DrainResult } from "./harness/drain.js";
-import { INPUT_PRODUCERS, preload } from "./harness/generate.js";
+import { drainInput, INPUT_PRODUCERS } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
 import { environment, startBroker, withBenchContext } from "./harness/bench-setup.js";
 import { keptRuns, nextRep, repetitions } from "./harness/merge.js";
@@ -27,7 +27,7 @@ import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/re
 import { summarize } from "./harness/summary.js";
 import { buildPeers, ROOT, type LaunchArgs } from "./harness/systems.js";
 import { appliesTo, normalizeId, parseSystems, systemOf, variantOf, type VariantId } from "./harness/variants.js";
-import { SPAN_MS, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
+import { SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
 
 const Options = z.object({
   workload: listOption(WORKLOADS, "workload").default(["W1", "W2", "W3", "W4"]),
@@ -82,16 +82,7 @@ async function main(): Promise<void> {
       const latency: LatencyResult[] = kept.latency;
       const build = env.versions["Sluice"];
       if (runsDrain) {
-        // Inputs are a pure function of (data, event-time span, records, producer): a topic loaded
-        // by an earlier run, or for another workload, is reused.
-        const input = `${bench}-in-${spec.data}-${SPAN_MS / 1000}s-${records}${o.producer === "java" ? "-java" : ""}`;
-        if (!(await topics.exists(input)) || (await topics.size(input)) !== records) {
-          await topics.delete(input);
-          await topics.create(input, false);
-          const t0 = Date.now();
-          await preload(o.bootstrap, input, spec, records, o.producer);
-          log(`loaded ${records.toLocaleString("en-US")} records into ${input} with the ${o.producer} producer in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-        }
+        const input = await drainInput({ topics, bootstrap: o.bootstrap, prefix: bench, spec, records, producer: o.producer }, log);
         const t0 = Date.now();
         const reference = spec.reference(records);
         const expectedRows = [...reference.values()].reduce((a, b) => a + b, 0);

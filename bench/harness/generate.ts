@@ -9,8 +9,8 @@ import { once } from "node:events";
 import * as path from "node:path";
 import { jsonRecordBatch, produceJson, sendBatches } from "../../src/testing/kafka-load.js";
 import { ROOT } from "./systems.js";
-import { PARTITIONS } from "./topics.js";
-import { BASE_MS, eventTime, type WorkloadSpec } from "./workloads.js";
+import { PARTITIONS, type Topics } from "./topics.js";
+import { BASE_MS, eventTime, SPAN_MS, type WorkloadSpec } from "./workloads.js";
 
 /**
  * Who writes the drain topics: `sluice` (Sluice's columnar encoder, 8,000-record batches sent as
@@ -18,6 +18,28 @@ import { BASE_MS, eventTime, type WorkloadSpec } from "./workloads.js";
  */
 export type InputProducer = "sluice" | "java";
 export const INPUT_PRODUCERS: readonly InputProducer[] = ["sluice", "java"];
+
+/**
+ * The drain topic of `records` records of `spec` written by `producer`, loaded unless a topic of
+ * that name and size is there already: inputs are a pure function of (data, event-time span,
+ * records, producer), so a topic loaded by an earlier run, or for another workload, is reused.
+ * `prefix` is `bench` or `bench-<tag>`. Returns the topic's name.
+ */
+export async function drainInput(
+  o: { readonly topics: Topics; readonly bootstrap: string; readonly prefix: string; readonly spec: WorkloadSpec; readonly records: number; readonly producer: InputProducer },
+  log: (line: string) => void,
+): Promise<string> {
+  const { topics, spec, records, producer } = o;
+  const input = `${o.prefix}-in-${spec.data}-${SPAN_MS / 1000}s-${records}${producer === "java" ? "-java" : ""}`;
+  if (!(await topics.exists(input)) || (await topics.size(input)) !== records) {
+    await topics.delete(input);
+    await topics.create(input, false);
+    const t0 = Date.now();
+    await preload(o.bootstrap, input, spec, records, producer);
+    log(`loaded ${records.toLocaleString("en-US")} records into ${input} with the ${producer} producer in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  return input;
+}
 
 /** Records 0..count-1 of `spec`, round-robin over the partitions, event time spread over the drain span. */
 export async function preload(bootstrap: string, topic: string, spec: WorkloadSpec, count: number, producer: InputProducer = "sluice"): Promise<void> {

@@ -33,6 +33,9 @@ const DEFS: Record<SystemName, SystemDef> = {
   naive: { launcher: path.join(ROOT, "bench/peers/naive/launch") },
 };
 
+/** The script that starts `system`'s job (bench/peers/README.md). */
+export const launcherOf = (system: SystemName): string => DEFS[system].launcher;
+
 export const resultPauseMs = (id: VariantId): number => DEFS[systemOf(id)].resultPauseMs?.[variantOf(id)] ?? 0;
 
 function newestMtime(dir: string): number {
@@ -97,7 +100,7 @@ export class RunningSystem {
     readonly name: VariantId,
     args: LaunchArgs,
   ) {
-    this.child = spawn(DEFS[systemOf(name)].launcher, launcherArgv(args), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
+    this.child = spawn(launcherOf(systemOf(name)), launcherArgv(args), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } });
     this.child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       const lines = (this.stderrPartial + chunk).split("\n");
       this.stderrPartial = lines.pop()!;

@@ -48,6 +48,10 @@ const Args = z.strictObject({
   ads: z.string(),
   "state-dir": z.string(),
   "run-id": z.string(),
+  /** Worker threads (bench/profile.ts runs 0, so that the tasks' code runs on the profiled main thread). */
+  workers: z.coerce.number().int().min(0).default(2),
+  /** Stop once the query has read this many rows, print BENCH_STOPPED and exit (bench/profile.ts); unset: run until stopped. */
+  "stop-after-rows": z.coerce.number().int().positive().optional(),
 });
 const raw: Record<string, string> = {};
 for (let i = 2; i < process.argv.length; i += 2) raw[process.argv[i]!.replace(/^--/, "")] = process.argv[i + 1]!;
@@ -65,7 +69,7 @@ const Bid = z.object({ auction: z.int(), price: z.int() });
 const Keyed = z.object({ key: z.string(), value: z.int() });
 const Ad = z.object({ ad_id: z.string(), campaign_id: z.string() });
 
-const session = new Session({ workers: 2 });
+const session = new Session({ workers: args.workers });
 // maxOffsetsPerTrigger bounds each micro-batch (Spark's option, unset there): a task holds its
 // offset range's decoded columns, so a 15 M-record backlog read in one batch would need ~6 GiB,
 // while 1 M-offset batches stay under 1 GiB and drain faster.
@@ -137,7 +141,22 @@ session.streams.addListener({
     process.stderr.write(`${BENCH_PROGRESS} ${JSON.stringify(line)}\n`);
   },
 });
-console.log(`BENCH_STARTED ${Date.now()}`);
+const stopAfterRows = args["stop-after-rows"];
+if (stopAfterRows !== undefined) {
+  let rowsRead = 0;
+  session.streams.addListener({
+    onQueryProgress: ({ progress: p }) => {
+      rowsRead += p.numInputRows;
+      if (rowsRead < stopAfterRows || rowsRead - p.numInputRows >= stopAfterRows) return;
+      // Process-wide CPU (every thread), before the exit that writes a --cpu-prof profile.
+      const cpu = process.cpuUsage();
+      console.log(`BENCH_STOPPED ${JSON.stringify({ rows: rowsRead, wallMs: Date.now() - startedMs, cpuSeconds: (cpu.user + cpu.system) / 1e6 })}`);
+      void q.stop().finally(() => session.stop().finally(() => process.exit(0)));
+    },
+  });
+}
+const startedMs = Date.now();
+console.log(`BENCH_STARTED ${startedMs}`);
 const q = writer.start();
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
