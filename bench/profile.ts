@@ -39,7 +39,7 @@ const STAGES: readonly (readonly [string, string])[] = [
   ["Kafka fetch and record-batch decode (task)", "readKafkaSplit"],
   ["record batches to columns", "decodeRecordBatchesInto"],
   ["CRC-32C of record batches", "crc32c"],
-  ["JSON values to columns", "decodeKafkaValues"],
+  ["JSON values to columns (the source's schema or from_json)", "decodeJsonValues"],
   ["filter", "filterBatch"],
   ["stream-static join", "probeStaticJoin"],
   ["event time and watermark", "observeEventTime"],
