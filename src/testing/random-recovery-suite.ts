@@ -9,7 +9,7 @@ import type { WindowedCountsPlan } from "./windowed-counts.js";
 
 const EVENTS = 20_000;
 const KEYS = 40;
-/** Later kills fall within this much of a child's running time (an uninterrupted run takes ~5-15 s here). */
+/** Kills after the first fall within this much of a restart (an uninterrupted run takes ~3-15 s on CI machines). */
 const MAX_RUN_MS = 8_000;
 
 /**

@@ -2,6 +2,7 @@
 // advance, run in child processes that are killed (at named crash points or at random times) and started again
 // on the same checkpoint until the input is done. Its output must then equal the uninterrupted answer: nothing
 // lost, nothing written twice.
+import { createInterface } from "node:readline";
 import { z } from "zod";
 import { col } from "../api/functions.js";
 import type { Session } from "../api/session.js";
@@ -85,28 +86,37 @@ export interface Attempt {
 }
 
 /**
- * Runs the scenario in a child process. With `crashAt` the child runs with SLUICE_CRASH_AT set;
- * with `killAfterMs` the test SIGKILLs it after that long (if it is still running).
+ * When the test SIGKILLs a child: `thenMs` after the child reported its `afterBatches`-th batch
+ * (0: after it started the query). Anchoring the clock to progress, not to the process start, is
+ * what makes an early kill land on a fast machine as on a slow one.
  */
-export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: string; killAfterMs?: number; env?: Record<string, string> } = {}): Promise<Attempt> {
+export interface KillPlan {
+  readonly afterBatches: number;
+  readonly thenMs: number;
+}
+
+/**
+ * Runs the scenario in a child process. With `crashAt` the child runs with SLUICE_CRASH_AT set;
+ * with `kill` the test SIGKILLs it at that moment of its work (if it is still running).
+ */
+export async function runChild(plan: WindowedCountsPlan, options: { crashAt?: string; kill?: KillPlan; env?: Record<string, string> } = {}): Promise<Attempt> {
   const child = startChildQuery(plan, { ...options.env, ...(options.crashAt ? { SLUICE_CRASH_AT: options.crashAt } : {}) });
   let batches = 0;
-  child.process.stdout!.on("data", (d: Buffer) => (batches += (d.toString("utf8").match(/^BATCH /gm) ?? []).length));
+  let started = false;
   let killed = false;
   let timer: NodeJS.Timeout | undefined;
-  if (options.killAfterMs !== undefined) {
-    // The clock starts when the query runs, not while the child process loads.
-    const killAfterMs = options.killAfterMs;
-    child.line("STARTED").then(
-      () => {
-        timer = setTimeout(() => {
-          killed = true;
-          child.process.kill("SIGKILL");
-        }, killAfterMs);
-      },
-      () => undefined,
-    );
-  }
+  const armKill = () => {
+    if (options.kill === undefined || timer !== undefined || !started || batches < options.kill.afterBatches) return;
+    timer = setTimeout(() => {
+      killed = true;
+      child.process.kill("SIGKILL");
+    }, options.kill.thenMs);
+  };
+  createInterface({ input: child.process.stdout! }).on("line", (line) => {
+    if (line.startsWith("STARTED ")) started = true;
+    else if (line.startsWith("BATCH ")) batches++;
+    armKill();
+  });
   const exit = await child.exited;
   clearTimeout(timer);
   const crashLine = exit.stderr.split("\n").find((l) => l.startsWith("SLUICE_CRASHED ")) ?? null;
@@ -132,8 +142,11 @@ export function compareCounts(actual: readonly WindowCount[], expected: readonly
   return { lost: [...want.values()].reduce((n, v) => n + v, 0), duplicated };
 }
 
-/** An uninterrupted run of the scenario takes several seconds here: a first kill within this always lands. */
-const FIRST_KILL_WITHIN_MS = 2_500;
+/**
+ * The first kill of a randomized run lands within this many batches and milliseconds of the
+ * query's start: a fresh run has ~20 batches, so it always finds the query still working.
+ */
+const FIRST_KILL: KillPlan = { afterBatches: 5, thenMs: 150 };
 
 /** A deterministic pseudo-random sequence in [0, 1) (a test prints its seed, so a failure can be replayed). */
 export function seededRandom(seed: number): () => number {
@@ -147,15 +160,20 @@ export function seededRandom(seed: number): () => number {
 }
 
 /**
- * One randomized run: the scenario is SIGKILLed `kills` times, each after a random time of
- * running, and started again each time, then left to finish. Returns every child's attempt.
+ * One randomized run: the scenario is SIGKILLed `kills` times, each at a random moment of its
+ * work, and started again each time, then left to finish. The first kill comes within the first
+ * quarter of the batches (so every run is killed at least once, however fast the machine); later
+ * ones anywhere within `maxRunMs` of a restart, which may find the query already done. Returns
+ * every child's attempt.
  */
 export async function runWithRandomKills(plan: WindowedCountsPlan, random: () => number, kills: number, maxRunMs: number): Promise<Attempt[]> {
   const attempts: Attempt[] = [];
   for (let k = 0; k < kills; k++) {
-    // The first kill comes early enough to catch even a fast run; later ones anywhere in a run.
-    const window = k === 0 ? FIRST_KILL_WITHIN_MS : maxRunMs;
-    const attempt = await runChild(plan, { killAfterMs: Math.floor(random() * window) });
+    const kill: KillPlan =
+      k === 0
+        ? { afterBatches: Math.floor(random() * (FIRST_KILL.afterBatches + 1)), thenMs: Math.floor(random() * FIRST_KILL.thenMs) }
+        : { afterBatches: 0, thenMs: Math.floor(random() * maxRunMs) };
+    const attempt = await runChild(plan, { kill });
     attempts.push(attempt);
     if (attempt.outcome === "done") return attempts;
   }
