@@ -4,6 +4,7 @@ import { InternalError } from "../errors/errors.js";
 import { base64Texts } from "../kernels/binary.js";
 import { andValidity } from "../kernels/bits.js";
 import type { StringsView } from "../kernels/columns.js";
+import { copyBytes, viewOf } from "../kernels/copy-bytes.js";
 import type { DType } from "../types/dtype.js";
 import { assertNever } from "./ast.js";
 import { asBool, asNum, asStr, asWin, type StrVec, type Vec, vecOf, type WinVec } from "./eval-vec.js";
@@ -284,6 +285,8 @@ function writeObject(obj: PreparedObject, active: Uint8Array | null, n: number, 
       case "text": {
         const { offsets, bytes, indices } = node.view;
         const quote = node.quote;
+        const bytesView = viewOf(bytes);
+        const outView = viewOf(out);
         for (let i = 0; i < n; i++) {
           if (mask !== null && !mask[i]) continue;
           let p = writeKey(out, cursor[i], key);
@@ -291,8 +294,7 @@ function writeObject(obj: PreparedObject, active: Uint8Array | null, n: number, 
           const from = offsets[e];
           const len = offsets[e + 1] - from;
           if (quote) out[p++] = QUOTE;
-          if (len < 32) for (let k = 0; k < len; k++) out[p + k] = bytes[from + k];
-          else out.set(bytes.subarray(from, from + len), p);
+          copyBytes(bytes, bytesView, from, out, outView, p, len);
           p += len;
           if (quote) out[p++] = QUOTE;
           cursor[i] = p;

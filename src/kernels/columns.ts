@@ -1,5 +1,6 @@
 import * as arrow from "apache-arrow";
 import { readValidity } from "../batch/validity.js";
+import { copyBytes, viewOf } from "./copy-bytes.js";
 import { decodeUtf8 } from "./utf8.js";
 
 /**
@@ -96,6 +97,8 @@ export function materializeStrings(view: StringsView, n: number): { offsets: Int
     out[i + 1] = total;
   }
   const outBytes = new Uint8Array(total);
+  const bytesView = viewOf(bytes);
+  const outView = viewOf(outBytes);
   // Consecutive entries are adjacent in the byte buffer, so each run of consecutive indices (common
   // in selection vectors, which are sorted) is copied as one range.
   let i = 0;
@@ -105,17 +108,10 @@ export function materializeStrings(view: StringsView, n: number): { offsets: Int
     else while (j < n && indices[j] === indices[j - 1] + 1) j++;
     const start = offsets[indices === null ? i : indices[i]];
     const end = offsets[(indices === null ? j - 1 : indices[j - 1]) + 1];
-    copyBytes(bytes, start, end, outBytes, out[i]);
+    copyBytes(bytes, bytesView, start, outBytes, outView, out[i], end - start);
     i = j;
   }
   return { offsets: out, bytes: outBytes };
-}
-
-/** Copies bytes [start, end) of `src` to `dst` at `at`; short ranges skip the subarray allocation. */
-function copyBytes(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): void {
-  const len = end - start;
-  if (len < 32) for (let k = 0; k < len; k++) dst[at + k] = src[start + k];
-  else dst.set(src.subarray(start, end), at);
 }
 
 /** Row i of a view as a JavaScript string (validity is the caller's business). */

@@ -2,6 +2,7 @@ import * as arrow from "apache-arrow";
 import { type Batch, makeBatch } from "../batch/batch.js";
 import { columnLike } from "./build.js";
 import { materializeStrings, stringsOf } from "./columns.js";
+import { copyBytes, viewOf } from "./copy-bytes.js";
 
 /**
  * Gather ("take"): builds a column from the rows at `indices`, in that order (lists, such as
@@ -137,14 +138,11 @@ function gatherStrings(data: arrow.Data, indices: Int32Array, missing: boolean):
     outOffsets[k + 1] = total;
   }
   const out = new Uint8Array(total);
+  const bytesView = viewOf(bytes);
+  const outView = viewOf(out);
   for (let k = 0; k < n; k++) {
     const i = indices[k];
-    if (i < 0) continue;
-    const start = offsets[i];
-    const end = offsets[i + 1];
-    // Short strings: a byte loop beats the call overhead of subarray + set.
-    if (end - start < 32) for (let b = start, at = outOffsets[k]; b < end; b++, at++) out[at] = bytes[b];
-    else out.set(bytes.subarray(start, end), outOffsets[k]);
+    if (i >= 0) copyBytes(bytes, bytesView, offsets[i], out, outView, outOffsets[k], offsets[i + 1] - offsets[i]);
   }
   return { offsets: outOffsets, bytes: out };
 }

@@ -4,6 +4,7 @@ import { readValidity } from "../batch/validity.js";
 import { InternalError } from "../errors/errors.js";
 import type { DType } from "../types/dtype.js";
 import { boolColumnOf, bytesColumnOf, windowColumnOf } from "./build.js";
+import { copyBytes, viewOf as dataViewOf } from "./copy-bytes.js";
 
 /**
  * Typed-array views of columns, the one shape that hashing, grouping, accumulators and state
@@ -181,10 +182,12 @@ function takeStrings(view: StringView, rows: Int32Array): StringView {
     offsets[j + 1] = total;
   }
   const bytes = new Uint8Array(total);
+  const srcView = dataViewOf(view.bytes);
+  const outView = dataViewOf(bytes);
   for (let j = 0; j < n; j++) {
     if (valid[j] === 0) continue;
     const r = rows[j]!;
-    bytes.set(view.bytes.subarray(view.starts[r]!, view.ends[r]!), offsets[j]!);
+    copyBytes(view.bytes, srcView, view.starts[r]!, bytes, outView, offsets[j]!, view.ends[r]! - view.starts[r]!);
   }
   return { kind: "string", bytes, starts: offsets.subarray(0, n), ends: offsets.subarray(1), valid: anyNull ? valid : null };
 }

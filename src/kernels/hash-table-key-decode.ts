@@ -1,6 +1,7 @@
 import type { ColumnView, NumberView, StringView, ViewKind, WindowView } from "./hash-table-columns.js";
 import { setInt64Words, wordsToNumber } from "../batch/numeric-columns.js";
 import { INT64_KEY_TAG, NUMBER_KEY_WORDS, WINDOW_KEY_WORDS, readF64 } from "./hash-table-keys.js";
+import { copyBytes, viewOf } from "./copy-bytes.js";
 
 /** Reading encoded keys (see `hash-table-keys.ts`) back into column views. */
 
@@ -71,10 +72,12 @@ function decodeStrings(arena: Int32Array, cursor: Int32Array): StringView {
     offsets[j + 1] = offsets[j]! + (tag === 0 ? 0 : tag - 1);
   }
   const bytes = new Uint8Array(offsets[n]!);
+  const arenaView = viewOf(arenaBytes);
+  const outView = viewOf(bytes);
   for (let j = 0; j < n; j++) {
     const p = cursor[j]!;
     const len = offsets[j + 1]! - offsets[j]!;
-    if (valid[j] === 1) bytes.set(arenaBytes.subarray((p + 1) << 2, ((p + 1) << 2) + len), offsets[j]!);
+    if (valid[j] === 1) copyBytes(arenaBytes, arenaView, (p + 1) << 2, bytes, outView, offsets[j]!, len);
     cursor[j] = p + 1 + (valid[j] === 1 ? (len + 3) >> 2 : 0);
   }
   return { kind: "string", bytes, starts: offsets.subarray(0, n), ends: offsets.subarray(1), valid: anyNull ? valid : null };

@@ -1,3 +1,5 @@
+import { copyBytes, ViewCache } from "./copy-bytes.js";
+
 /**
  * UTF-8 byte-range helpers. Comparing UTF-8 bytes lexicographically orders strings by code point,
  * which is exactly Spark's binary string order, so comparisons never need to decode.
@@ -79,6 +81,9 @@ export class Utf8Builder {
   private readonly offsets: Int32Array;
   private pos = 0;
   private row = 0;
+  /** Views for `copyBytes`: of the source rows come from (usually one per builder) and of `bytes`. */
+  private readonly sourceView = new ViewCache();
+  private readonly bytesView = new ViewCache();
 
   constructor(rows: number, byteHint = rows * 8) {
     this.offsets = new Int32Array(rows + 1);
@@ -95,8 +100,7 @@ export class Utf8Builder {
   appendPart(src: Uint8Array, start: number, end: number): void {
     const len = end - start;
     this.reserve(len);
-    if (len < 16) for (let i = 0; i < len; i++) this.bytes[this.pos + i] = src[start + i];
-    else this.bytes.set(src.subarray(start, end), this.pos);
+    copyBytes(src, this.sourceView.of(src), start, this.bytes, this.bytesView.of(this.bytes), this.pos, len);
     this.pos += len;
   }
 

@@ -1,6 +1,7 @@
 import * as arrow from "apache-arrow";
 import { readNumbers, readValidity, validityFromBytes } from "../batch/batch.js";
 import { CheckpointError } from "../errors/errors.js";
+import { copyBytes, viewOf } from "../kernels/copy-bytes.js";
 import type { StateShape } from "./state-shape.js";
 import type { StateColumnSpec, StateSchema, StateTable } from "./state-table.js";
 
@@ -202,9 +203,11 @@ function valueColumn(table: StateTable, c: number, removals: number, upserted: I
     offsets[removals + j + 1] = offsets[removals + j]! + (column.valid[s] ? column.ends[s]! - column.starts[s]! : 0);
   }
   const bytes = new Uint8Array(offsets[n]!);
+  const arenaView = viewOf(column.arena);
+  const outView = viewOf(bytes);
   for (let j = 0; j < upserted.length; j++) {
     const s = upserted[j]!;
-    if (column.valid[s]) bytes.set(column.arena.subarray(column.starts[s]!, column.ends[s]!), offsets[removals + j]!);
+    if (column.valid[s]) copyBytes(column.arena, arenaView, column.starts[s]!, bytes, outView, offsets[removals + j]!, column.ends[s]! - column.starts[s]!);
   }
   return binary(offsets, bytes, valid);
 }

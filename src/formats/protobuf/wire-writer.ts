@@ -1,3 +1,5 @@
+import { copyBytes, ViewCache } from "../../kernels/copy-bytes.js";
+
 /**
  * A growable byte buffer with Protobuf's primitive writes: varints from two 32-bit words (no
  * BigInt), little-endian fixed-width values, and raw bytes. Callers `ensure` room for a value's
@@ -12,6 +14,8 @@ export class WireWriter {
   bytes: Uint8Array;
   pos = 0;
   private view: DataView;
+  /** The view of the source `raw` copies from (one per batch of records, not one per value). */
+  private readonly sourceView = new ViewCache();
 
   constructor(capacity: number) {
     this.bytes = new Uint8Array(Math.max(64, capacity));
@@ -90,11 +94,7 @@ export class WireWriter {
 
   raw(src: Uint8Array, start: number, end: number): void {
     const length = end - start;
-    const bytes = this.bytes;
-    const p = this.pos;
-    // Short runs (most strings) copy faster in a loop than through a subarray view.
-    if (length < 48) for (let i = 0; i < length; i++) bytes[p + i] = src[start + i]!;
-    else bytes.set(src.subarray(start, end), p);
-    this.pos = p + length;
+    copyBytes(src, this.sourceView.of(src), start, this.bytes, this.view, this.pos, length);
+    this.pos += length;
   }
 }

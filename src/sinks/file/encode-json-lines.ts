@@ -1,6 +1,7 @@
 import type { Batch } from "../../batch/batch.js";
 import { columnNode, type JsonMember, toJsonText } from "../../expr/eval-json.js";
 import { jsonKey } from "../../expr/json-text.js";
+import { copyBytes, viewOf } from "../../kernels/copy-bytes.js";
 
 const NEWLINE = 0x0a;
 
@@ -16,13 +17,13 @@ export function encodeJsonLines(batch: Batch): Uint8Array {
   const members = batch.fields.map((f, c): JsonMember => ({ key: jsonKey(f.name), node: columnNode(batch.columns[c]!, f.type) }));
   const { offsets, bytes } = toJsonText({ kind: "object", members, valid: null }, n).strings;
   const out = new Uint8Array(bytes.length + n);
+  const bytesView = viewOf(bytes);
+  const outView = viewOf(out);
   // Rows are contiguous in `bytes`: copy each and follow it with a newline.
   for (let i = 0; i < n; i++) {
     const from = offsets[i]!;
     const to = offsets[i + 1]!;
-    const at = from + i;
-    if (to - from < 64) for (let k = from; k < to; k++) out[k + i] = bytes[k]!;
-    else out.set(bytes.subarray(from, to), at);
+    copyBytes(bytes, bytesView, from, out, outView, from + i, to - from);
     out[to + i] = NEWLINE;
   }
   return out;

@@ -2,7 +2,7 @@ import type { Batch } from "../../../batch/batch.js";
 import { SluiceError } from "../../../errors/errors.js";
 import { KafkaColumnSink } from "./columns.js";
 import { COMPRESSION_CODE_MASK, compressionName, decompressRecords } from "./compression.js";
-import { viewOf } from "./copy-bytes.js";
+import { viewOf } from "../../../kernels/copy-bytes.js";
 import { crc32c } from "./crc32c.js";
 import { ATTR, BATCH, CONTROL_TYPE, LOG_OVERHEAD, MAGIC_V2, MIN_BATCH_LENGTH, readInt64 } from "./layout.js";
 import { MalformedBatchError } from "./malformed.js";

@@ -1,6 +1,6 @@
 import { SluiceError } from "../../../errors/errors.js";
 import { finishBatch, type EncodeBatchOptions } from "./batch-writer.js";
-import { copyBytes, viewOf } from "./copy-bytes.js";
+import { copyBytes, viewOf } from "../../../kernels/copy-bytes.js";
 import { crc32c } from "./crc32c.js";
 import { BATCH } from "./layout.js";
 import { sizeOfVarint, writeVarint } from "./varint.js";

@@ -1,6 +1,6 @@
 import { SluiceError } from "../../../errors/errors.js";
 import { finishBatch, type EncodeBatchOptions } from "./batch-writer.js";
-import { copyBytes, viewOf } from "./copy-bytes.js";
+import { copyBytes, viewOf } from "../../../kernels/copy-bytes.js";
 import { encodeHeaderSection } from "./encode-rows.js";
 import { BATCH, CONTROL_TYPE } from "./layout.js";
 import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from "./varint.js";

@@ -1,3 +1,4 @@
+import { copyBytes, ViewCache } from "../../../kernels/copy-bytes.js";
 import type { KafkaColumnSink } from "./columns.js";
 import { MalformedBatchError } from "./malformed.js";
 import { readVarint, varintCursor } from "./varint.js";
@@ -10,11 +11,10 @@ import { readVarint, varintCursor } from "./varint.js";
  * byte. A record without headers is a null row, as in Spark.
  */
 
-/** Copies `src[from, from + length)` to `dst[at]`: a byte loop for short runs, `set` beyond. */
-function copy(src: Uint8Array, from: number, length: number, dst: Uint8Array, at: number): void {
-  if (length < 16) for (let i = 0; i < length; i++) dst[at + i] = src[from + i]!;
-  else dst.set(src.subarray(from, from + length), at);
-}
+/** Views for `copyBytes`: of the record bytes and of the column's growing key and value buffers. */
+const sourceView = new ViewCache();
+const keyView = new ViewCache();
+const valueView = new ViewCache();
 
 /** Reads the headers at `src[pos, recordEnd)` and writes row `row` of the headers column. */
 export function appendHeaders(sink: KafkaColumnSink, row: number, src: Uint8Array, pos: number, recordEnd: number): void {
@@ -37,14 +37,14 @@ export function appendHeaders(sink: KafkaColumnSink, row: number, src: Uint8Arra
     const keyLength = readVarint(src, pos);
     pos = varintCursor.next;
     if (keyLength < 0 || pos + keyLength > recordEnd) throw new MalformedBatchError(`header ${h} has a key length of ${keyLength}`);
-    copy(src, pos, keyLength, keyBytes, keyEnd);
+    copyBytes(src, sourceView.of(src), pos, keyBytes, keyView.of(keyBytes), keyEnd, keyLength);
     keyEnd += keyLength;
     pos += keyLength;
     const valueLength = readVarint(src, pos);
     pos = varintCursor.next;
     if (valueLength >= 0) {
       if (pos + valueLength > recordEnd) throw new MalformedBatchError(`header ${h} has a value length of ${valueLength}`);
-      copy(src, pos, valueLength, valueBytes, valueEnd);
+      copyBytes(src, sourceView.of(src), pos, valueBytes, valueView.of(valueBytes), valueEnd, valueLength);
       valueEnd += valueLength;
       pos += valueLength;
       valueValidity[entry >> 3]! |= 1 << (entry & 7);

@@ -1,5 +1,5 @@
 import type { KafkaColumnSink } from "./columns.js";
-import { copyBytes, viewOf } from "./copy-bytes.js";
+import { copyBytes, viewOf } from "../../../kernels/copy-bytes.js";
 import { appendHeaders } from "./headers-column.js";
 import { MalformedBatchError } from "./malformed.js";
 import { readUnsignedVarint, readVarlong, varintCursor } from "./varint.js";

@@ -1,4 +1,4 @@
-import { viewOf } from "./copy-bytes.js";
+import { viewOf } from "../../../kernels/copy-bytes.js";
 import { BATCH, LOG_OVERHEAD, readInt64 } from "./layout.js";
 
 /**
