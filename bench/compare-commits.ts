@@ -83,8 +83,11 @@ interface Run {
   readonly peakRssMiB: number;
 }
 
+/** The variant compared: Sluice's default trigger (bench/harness/variants.ts). */
+const SLUICE_DEFAULT = "sluice:default";
+
 const DrainRow = z.object({
-  system: z.literal("sluice"),
+  system: z.literal(SLUICE_DEFAULT),
   status: z.string(),
   seconds: z.number(),
   recordsPerSecond: z.number(),
@@ -98,12 +101,12 @@ function drainOnce(dir: string, workload: WorkloadName, records: number | undefi
   const sized = records === undefined ? [] : ["--records", String(records)];
   const r = spawnSync(
     process.execPath,
-    ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", "sluice", "--phases", "drain", "--reps", "1", ...sized],
+    ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", SLUICE_DEFAULT, "--phases", "drain", "--reps", "1", ...sized],
     { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   if (r.status !== 0) throw new Error(`the bench at ${dir} failed (exit ${r.status}):\n${r.stdout}`);
   const results = JSON.parse(readFileSync(path.join(dir, "bench", "results", `${workload}.json`), "utf8")) as { drain: unknown[] };
-  const row = DrainRow.parse(results.drain[0]);
+  const row = DrainRow.parse(results.drain.find((r) => (r as { system?: unknown }).system === SLUICE_DEFAULT));
   if (row.status !== "ok") throw new Error(`${workload} at ${dir}: the drain run ended "${row.status}"`);
   return row;
 }
