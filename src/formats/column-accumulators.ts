@@ -3,7 +3,7 @@ import { boolColumn, utf8Column } from "../batch/batch.js";
 import { float64Column, int32Column, int64ColumnOfWords, timestampColumnOfWords } from "../batch/numeric-columns.js";
 import { validityFromBytes } from "../batch/validity.js";
 import { AnalysisError } from "../errors/errors.js";
-import { copyBytes, ViewCache, viewOf } from "../kernels/copy-bytes.js";
+import { copyBytes, ViewCache } from "../kernels/copy-bytes.js";
 import type { DType, Fields } from "../types/dtype.js";
 import { unescapeInto } from "./json-escapes.js";
 
@@ -87,8 +87,8 @@ export class ColumnAccumulators {
   readonly bools: Uint8Array[] = [];
   readonly offsets: Int32Array[] = [];
   readonly stringBytes: Uint8Array[] = [];
-  /** DataViews over `stringBytes` (for `copyBytes`), replaced with them when they grow. */
-  private readonly stringViews: DataView[] = [];
+  /** Per string field: the view of its bytes for `copyBytes`, made again only when they grow. */
+  private readonly stringViews: ViewCache[] = [];
   /** The view of the source `writeRawString` copies from, which changes once per batch, not per value. */
   private readonly sourceView = new ViewCache();
   /** Per string field: where the value written for the current row ends. */
@@ -114,7 +114,7 @@ export class ColumnAccumulators {
       this.bools.push(kind === KIND_BOOLEAN ? new Uint8Array(rows) : NO_BYTES);
       this.offsets.push(kind === KIND_STRING ? new Int32Array(rows + 1) : NO_INTS);
       this.stringBytes.push(kind === KIND_STRING ? new Uint8Array(FIRST_STRING_BYTES) : NO_BYTES);
-      this.stringViews.push(viewOf(this.stringBytes[f]!));
+      this.stringViews.push(new ViewCache());
     }
   }
 
@@ -151,7 +151,6 @@ export class ColumnAccumulators {
     const projected = Math.ceil((needed / (row + 1)) * this.rowCapacity * 1.1);
     const bytes = grown(current, Math.max(needed, projected, current.length + (current.length >> 1)));
     this.stringBytes[f] = bytes;
-    this.stringViews[f] = viewOf(bytes);
     return bytes;
   }
 
@@ -160,7 +159,7 @@ export class ColumnAccumulators {
     const length = end - start;
     const dst = this.reserve(f, row, length);
     const at = this.offsets[f]![row]!;
-    copyBytes(src, this.sourceView.of(src), start, dst, this.stringViews[f]!, at, length);
+    copyBytes(src, this.sourceView.of(src), start, dst, this.stringViews[f]!.of(dst), at, length);
     this.stringEnd[f] = at + length;
     this.valid[f]![row] = 1;
   }
