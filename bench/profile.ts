@@ -20,7 +20,7 @@ import { environment, startBroker, withBenchContext } from "./harness/bench-setu
 import { brokerOptions, parseOptions } from "./harness/cli.js";
 import { summarizeProfile, type CpuProfile, type ProfileSummary } from "./harness/cpu-profile.js";
 import { drainInput } from "./harness/generate.js";
-import { launcherArgv, launcherOf, ROOT } from "./harness/systems.js";
+import { buildJsSystems, launcherArgv, launcherOf, ROOT } from "./harness/systems.js";
 import { SPECS, WORKLOADS } from "./harness/workloads.js";
 
 const Options = z.object({
@@ -117,6 +117,7 @@ function report(o: z.infer<typeof Options>, stopped: Stopped, summary: ProfileSu
 async function main(): Promise<void> {
   const o = parseOptions(Options, process.argv.slice(2));
   startBroker(log);
+  buildJsSystems(log);
   const spec = SPECS[o.workload];
   const prefix = o.tag === undefined ? "bench" : `bench-${o.tag}`;
   const build = environment().versions["Sluice"] ?? "?";
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
       ];
       log(`profiling ${o.workload} over ${input} with ${o.workers} workers`);
       const stopped = await runProfiled(argv, path.join(work, "profiles"));
-      const summary = summarizeProfile(mainThreadProfile(path.join(work, "profiles")), { top: o.top, stages: STAGES, root: ROOT });
+      const summary = summarizeProfile(mainThreadProfile(path.join(work, "profiles")), { top: o.top, stages: STAGES, root: path.join(ROOT, "bench/.build") });
       const file = path.join(ROOT, "bench/results", `profile-${o.workload}-workers-${o.workers}.md`);
       writeFileSync(file, report(o, stopped, summary, build));
       log(`${stopped.rows.toLocaleString("en-US")} rows, ${stopped.cpuSeconds.toFixed(1)} CPU-s; written to ${path.relative(ROOT, file)}`);

@@ -18,8 +18,8 @@ export interface CpuProfile {
 
 export interface SelfTime {
   /**
-   * `function file`, the file relative to the repository (`nm/` for node_modules). No line: under
-   * tsx a TypeScript module's frames all report the line of its transpiled text.
+   * `function file`, the file relative to the root given (`nm/` for node_modules). No line: a
+   * function's self time is summed over every line its samples hit.
    */
   readonly frame: string;
   readonly seconds: number;
