@@ -126,7 +126,10 @@ export async function fetchPartitionRaw(cluster: KafkaCluster, req: FetchRequest
     topics: [{ topic: req.topic, partitions: [{ partition: req.partition, fetchOffset: String(req.offset), maxBytes: req.maxBytes }] }],
   });
   const response = { decode: async (payload: Buffer) => parseFetchV11(payload), parse: async (data: unknown) => data };
-  const byPartition = (await broker.connectionPool.send({ request, response })) as Map<string, RawPartitionFetch>;
+  // The pool's fetch connection, as ConnectionPool.send would pick it, taking responses whole.
+  const connection = await broker.connectionPool.getConnectionByRequest({ request });
+  loadedKafkajs().deliverWholeFrames(connection);
+  const byPartition = (await connection.send({ request, response })) as Map<string, RawPartitionFetch>;
   const got = byPartition.get(`${req.topic}:${req.partition}`);
   if (!got) throw new Error(`Kafka fetch response has no data for ${req.topic}-${req.partition}`);
   return got;

@@ -4,6 +4,7 @@ import * as tls from "node:tls";
 import { SluiceError } from "../../errors/errors.js";
 import { clientSecurity, describeSecurity, type KafkaSecurity } from "./kafka-security.js";
 import { loadKafkajs } from "./kafkajs.js";
+import { connectFramed } from "./framed-socket.js";
 import { KafkaSecurityError, securityFailure } from "./security-hints.js";
 
 /** kafkajs's logLevel.ERROR. */
@@ -60,7 +61,13 @@ interface ProducerFields {
 export interface KafkaBroker {
   /** host:port. */
   readonly brokerAddress: string;
-  connectionPool: { readonly host: string; readonly port: number; send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any> };
+  connectionPool: {
+    readonly host: string;
+    readonly port: number;
+    send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any>;
+    /** The connection `send` would use for `request` (kafkajs keeps one apart for fetches), connected. */
+    getConnectionByRequest(protocol: { request: unknown }): Promise<{ send(protocol: { request: unknown; response: unknown; requestTimeout?: number }): Promise<any> }>;
+  };
   /** InitProducerId; without a transactional id it gives an idempotent producer's id and epoch. */
   initProducerId(o: { transactionalId?: string; transactionTimeout: number }): Promise<{ producerId: string; producerEpoch: number }>;
   // Transactions: sent to the transaction coordinator, except txnOffsetCommit (the group coordinator).
@@ -122,10 +129,17 @@ function tidyOpenSslMessage(message: string): string {
 /**
  * Opens sockets for kafkajs: TLS when `ssl` is set, with SNI only for host names (RFC 6066
  * forbids an IP address there). Keep-alive probes find a broker that vanished without a FIN.
+ * Plaintext connections without SASL read whole responses into buffers of their size
+ * (./framed-socket.ts).
  */
-export function socketFactory() {
+export function socketFactory(security: KafkaSecurity) {
+  const framed = security.protocol === "PLAINTEXT";
   return ({ host, port, ssl, onConnect }: { host: string; port: number; ssl: tls.ConnectionOptions | null; onConnect: () => void }) => {
-    const socket = ssl ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect) : net.connect({ host, port }, onConnect);
+    const socket = ssl
+      ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+      : framed
+        ? connectFramed(host, port, onConnect)
+        : net.connect({ host, port }, onConnect);
     socket.setKeepAlive(true, 60_000);
     socket.setNoDelay(true);
     return socket;
@@ -186,7 +200,7 @@ export async function kafkaClientConfig(o: KafkaConnectionOptions, clientId = o.
     requestTimeout: o.requestTimeoutMs,
     logLevel: LOG_ERROR as KafkaConfig["logLevel"],
     logCreator,
-    socketFactory: socketFactory() as unknown as KafkaConfig["socketFactory"],
+    socketFactory: socketFactory(o.security) as unknown as KafkaConfig["socketFactory"],
     ...(await clientSecurity(o.security)),
   } as KafkaConfig;
 }
@@ -197,7 +211,7 @@ export async function openCluster(o: KafkaConnectionOptions): Promise<KafkaClust
   const { Cluster, createLogger } = await loadKafkajs();
   const cluster = new Cluster({
     logger: createLogger({ level: LOG_ERROR, logCreator }),
-    socketFactory: socketFactory(),
+    socketFactory: socketFactory(o.security),
     ...security,
     brokers: o.bootstrapServers.split(",").map((b) => b.trim()),
     clientId: o.clientId,

@@ -14,6 +14,7 @@ import loggers from "kafkajs/src/loggers/index.js";
 import protocolErrors from "kafkajs/src/protocol/error.js";
 import fetchV11 from "kafkajs/src/protocol/requests/fetch/v11/request.js";
 import type { KafkaCluster } from "./kafka-cluster.js";
+import { isFramedSocket } from "./framed-socket.js";
 
 export interface KafkaErrorCode {
   readonly type: string;
@@ -32,6 +33,38 @@ export interface KafkajsInternals {
   /** Encodes a Fetch v11 request (the response is parsed by Sluice: ./fetch-raw.ts). */
   readonly fetchV11Request: (o: Record<string, unknown>) => unknown;
   readonly errorCodes: readonly KafkaErrorCode[];
+  /** Lets `connection` pass on the whole responses of a framed socket without copying them (see below). */
+  readonly deliverWholeFrames: (connection: unknown) => void;
+}
+
+/** The fields of kafkajs's Connection (src/network/connection.js) that `deliverWholeFrames` reads. */
+interface KafkajsConnection {
+  socket: unknown;
+  authHandlers: unknown;
+  bytesBuffered: number;
+  processData(data: Buffer): void;
+  requestQueue: { fulfillRequest(response: { size: number; correlationId: number; payload: Buffer }): void };
+}
+
+const wholeFrames = new WeakSet<object>();
+
+/**
+ * kafkajs's Connection.processData keeps the chunks it got and, once a response is complete,
+ * concatenates them, the previous response's (empty) remainder included: every response is
+ * copied once more. On a framed socket (./framed-socket.ts) each chunk is one whole response, so
+ * `connection` gets a processData of its own that hands the payload to the request queue as it
+ * is. Anything else (a socket of Node's own reads, a SASL handshake, bytes kafkajs still holds)
+ * goes to kafkajs's processData.
+ */
+function deliverWholeFrames(connection: unknown): void {
+  const c = connection as KafkajsConnection;
+  if (wholeFrames.has(c)) return;
+  wholeFrames.add(c);
+  const own = Object.getPrototypeOf(c).processData as KafkajsConnection["processData"];
+  c.processData = function processWholeFrame(this: KafkajsConnection, data: Buffer) {
+    if (!isFramedSocket(this.socket) || this.authHandlers || this.bytesBuffered > 0) return own.call(this, data);
+    this.requestQueue.fulfillRequest({ size: data.length - 4, correlationId: data.readInt32BE(4), payload: data.subarray(8) });
+  };
 }
 
 export const internals: KafkajsInternals = {
@@ -41,4 +74,5 @@ export const internals: KafkajsInternals = {
   levels: loggers.LEVELS as KafkajsInternals["levels"],
   fetchV11Request: fetchV11 as KafkajsInternals["fetchV11Request"],
   errorCodes: protocolErrors.errorCodes as KafkaErrorCode[],
+  deliverWholeFrames,
 };
