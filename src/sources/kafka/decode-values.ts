@@ -23,14 +23,16 @@ export async function decodeKafkaValues(
   const valueIndex = raw.fields.findIndex((f) => f.name === "value");
   const value = raw.columns[valueIndex]!;
   const column = { bytes: value.values as Uint8Array, offsets: value.valueOffsets as Int32Array, validity: readValidity(value) };
-  const offsets = readNumbers(raw.columns[raw.fields.findIndex((f) => f.name === "offset")]!);
+  // Read only when a record is described (a malformed one), not for every batch.
+  let offsets: Float64Array | null = null;
+  const offsetOf = (i: number) => (offsets ??= readNumbers(raw.columns[raw.fields.findIndex((f) => f.name === "offset")]!))[i];
   const format = decoding.format;
   const writerSchemas = await batchWriterSchemas(decoding, column);
   const result = decodeFormattedValues(format, column, decoding.fields, {
     mode: decoding.mode,
     // Avro has no corrupt-record column, as Spark's from_avro.
     columnNameOfCorruptRecord: format.kind === "avro" ? undefined : decoding.columnNameOfCorruptRecord,
-    describeRecord: (i) => `topic ${where.topic} partition ${where.partition} offset ${offsets[i]}`,
+    describeRecord: (i) => `topic ${where.topic} partition ${where.partition} offset ${offsetOf(i)}`,
     writerSchemas,
   });
   if (decoding.deadLetterTopic && result.malformedRows.length > 0) {

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import * as net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { seededRandom } from "../../testing/recovery.js";
-import { connectFramed, FrameReader, isFramedSocket } from "./framed-socket.js";
+import { connectFramed, FrameReader, giveBackResponse, isFramedSocket } from "./framed-socket.js";
 
 /** A response as a broker sends it: int32 size, then `size` bytes (here a counter from `seed`). */
 function frame(size: number, seed: number): Buffer {
@@ -67,6 +67,28 @@ describe("FrameReader: a byte stream into whole Kafka responses", () => {
     into = reader.nextBuffer();
     // The rest of the response, not the 64 KB scratch buffer: the socket writes there itself.
     expect(into.length).toBe(big.length - 1_000);
+  });
+
+  it("takes a large response's buffer from the thread's pool, which gets it back once its reader is done", () => {
+    const [first] = readAll(frame(100_000, 1), () => 65_536).frames;
+    const [second] = readAll(frame(90_000, 2), () => 65_536).frames;
+    expect(second!.buffer).not.toBe(first!.buffer);
+    // The fetch's records are a view inside the response: giving that back returns the whole buffer.
+    giveBackResponse(first!.subarray(8, 5_000));
+    giveBackResponse(first!.subarray(8, 5_000));
+    const [third] = readAll(frame(99_000, 3), () => 65_536).frames;
+    expect(third!.buffer).toBe(first!.buffer);
+    expect(third!.equals(frame(99_000, 3))).toBe(true);
+    const [fourth] = readAll(frame(99_000, 4), () => 65_536).frames;
+    expect(fourth!.buffer).not.toBe(first!.buffer);
+  });
+
+  it("allocates small responses as they come and leaves other bytes alone when given back", () => {
+    const [small] = readAll(frame(1_000, 1), () => 65_536).frames;
+    giveBackResponse(small!);
+    giveBackResponse(new Uint8Array(200_000));
+    const [large] = readAll(frame(150_000, 2), () => 65_536).frames;
+    expect(large!.buffer.byteLength).toBe(150_004);
   });
 
   it("reports a negative size as an error (the stream is out of step), and gives no frame", () => {

@@ -1,4 +1,5 @@
 import * as net from "node:net";
+import { BytesPool } from "../../kernels/bytes-pool.js";
 
 /**
  * Plaintext broker sockets that hand kafkajs whole responses. Every Kafka response is an int32
@@ -15,6 +16,10 @@ import * as net from "node:net";
  * connection that takes whole frames (`deliverWholeFrames` in ./kafkajs-internals.ts) passes
  * the payload on without copying it again.
  *
+ * A large response's buffer comes from the thread's pool, and goes back to it when its reader is
+ * done with it (`giveBackResponse`: the Kafka source, once a fetch's record batches are decoded
+ * into columns of their own). A response nobody gives back is left to the collector.
+ *
  * TLS sockets keep Node's own reads (TLS decrypts into buffers of its own), and so do SASL
  * connections, whose handshake kafkajs reads as raw chunks.
  */
@@ -25,6 +30,34 @@ const SCRATCH_BYTES = 64 * 1024;
 const DIRECT_READ_MIN = 4 * 1024;
 /** The size prefix's length. */
 const SIZE_BYTES = 4;
+
+/** Smaller responses (metadata, produce acknowledgements) are allocated as they come, from Node's slab. */
+const POOLED_MIN = 64 * 1024;
+/**
+ * Response buffers kept per thread: the fetch a task decodes, the one it sent ahead, and one
+ * more; none larger than 64 MB (8 times the default kafka.max.partition.fetch.bytes).
+ */
+const responses = new BytesPool(3, 64 * 1024 * 1024);
+/** The pool buffer behind each response taken from it, by the response's ArrayBuffer. */
+const pooled = new WeakMap<ArrayBufferLike, Uint8Array>();
+
+function responseBuffer(length: number): Buffer {
+  if (length < POOLED_MIN) return Buffer.allocUnsafe(length);
+  const whole = responses.take(length);
+  pooled.set(whole.buffer, whole);
+  return Buffer.from(whole.buffer, whole.byteOffset, length);
+}
+
+/**
+ * Gives the response that `bytes` lies in back to the thread's pool, once nothing reads it (or
+ * any view of it) any more. Bytes of any other buffer are left alone.
+ */
+export function giveBackResponse(bytes: Uint8Array): void {
+  const whole = pooled.get(bytes.buffer);
+  if (whole === undefined) return;
+  pooled.delete(bytes.buffer);
+  responses.giveBack(whole);
+}
 
 const framed = new WeakSet<net.Socket>();
 
@@ -76,7 +109,7 @@ export class FrameReader {
           this.onError(new Error(`Kafka broker sent a response of negative size ${size}: the connection is out of step`));
           return;
         }
-        this.frame = Buffer.allocUnsafe(SIZE_BYTES + size);
+        this.frame = responseBuffer(SIZE_BYTES + size);
         this.prefix.copy(this.frame, 0);
         this.frameFilled = SIZE_BYTES;
         this.prefixFilled = 0;

@@ -3,6 +3,7 @@ import { SluiceError } from "../../errors/errors.js";
 import type { TaskMetrics } from "../../batch/task-metrics.js";
 import { decodeKafkaValues } from "./decode-values.js";
 import { fetchPartitionRaw, KAFKA_ERRORS, type RawPartitionFetch } from "./fetch-raw.js";
+import { giveBackResponse } from "./framed-socket.js";
 import { scanNextOffset } from "./record-batch/scan-next-offset.js";
 import { clusterFor, describeKafkaError, forgetCluster, isolationCode, type KafkaCluster } from "./kafka-cluster.js";
 import { kafkaFields } from "./kafka-fields.js";
@@ -103,6 +104,8 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
       abortedTransactions: raw.abortedTransactions,
       includeHeaders: decodeHeaders,
     });
+    // The sink copied what it keeps (keys, values, headers): the response can serve the next fetch.
+    giveBackResponse(raw.records);
     if (decoded.nextOffset > offset) {
       offset = decoded.nextOffset;
       stalls = 0;
