@@ -1,5 +1,6 @@
 /**
- * The one module that reaches into kafkajs's private files, and why. Sluice fetches and produces
+ * The module that reaches into kafkajs's private files (with ./kafkajs-request-framing.ts, which
+ * replaces kafkajs's request framing before kafkajs loads), and why. Sluice fetches and produces
  * record batches itself (decoded straight into Arrow columns, encoded from them), which kafkajs's
  * public consumer and producer cannot do; it needs kafkajs's cluster layer (metadata, leaders,
  * broker connections with negotiated API versions, TLS and SASL), its Fetch v11 request encoder
@@ -8,6 +9,8 @@
  * loaded only through `loadKafkajs()` (./kafkajs.ts), so a program that never touches Kafka never
  * loads kafkajs.
  */
+// First: it puts Sluice's request framing in place before kafkajs's connection module binds its own.
+import "./kafkajs-request-framing.js";
 import kafkajs from "kafkajs";
 import Cluster from "kafkajs/src/cluster/index.js";
 import loggers from "kafkajs/src/loggers/index.js";
