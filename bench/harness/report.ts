@@ -177,6 +177,11 @@ const HARNESS = [
   "  small makes the broker work harder, on the same 2 cores.",
   "- **Event time.** Drain inputs span 111.5 s of event time: eleven closed 10 s windows (W2: 51 sliding ones).",
   "- **Repetitions.** Interleaved (A B C … A B C …), 5 by default; every figure is a median with its min–max range.",
+  "  The machine's speed drifts over a day (every system's figures move together, by up to ~1.7x), so the ratios that",
+  "  count are between systems measured in the same invocation; each table names the Sluice builds its runs used.",
+  "- **Builds.** Every system runs as its users deploy it: the Java peers from their Maven-built jars, Sluice's job and",
+  "  the kafkajs loop compiled by tsc into `bench/.build`. (Runs before Sluice commit 5a95ee0 ran the JavaScript systems",
+  "  through tsx, whose TypeScript transforms and module hooks were charged to their CPU.)",
 ];
 
 export const resultPath = (w: WorkloadName) => path.join(ROOT, "bench/results", `${w}.json`);
