@@ -3,6 +3,9 @@
  * the timestamp type each phase needs, watch an output topic's size, and read it back with each
  * record's append time.
  */
+// Before kafkajs: the runner's feed then frames its Produce requests as Sluice does (one exact-size
+// buffer each), so feeding a latency phase takes less of the CPU the system under test runs on.
+import "../../src/sources/kafka/kafkajs-request-framing.js";
 import { Kafka, logLevel, type Admin } from "kafkajs";
 import { col, Session } from "../../src/index.js";
 

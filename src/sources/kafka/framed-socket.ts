@@ -31,13 +31,19 @@ const DIRECT_READ_MIN = 4 * 1024;
 /** The size prefix's length. */
 const SIZE_BYTES = 4;
 
-/** Smaller responses (metadata, produce acknowledgements) are allocated as they come, from Node's slab. */
-const POOLED_MIN = 64 * 1024;
 /**
- * Response buffers kept per thread: the fetch a task decodes, the one it sent ahead, and one
- * more; none larger than 64 MB (8 times the default kafka.max.partition.fetch.bytes).
+ * Responses read straight into their own buffer take it from the pool. Smaller ones (produce
+ * acknowledgements, most metadata) are copied out of the scratch buffer into Node's slab. Small
+ * fetch responses are pooled too: a real-time task's tails fetch a few tens of KB at a time,
+ * hundreds of times a second.
  */
-const responses = new BytesPool(3, 64 * 1024 * 1024);
+const POOLED_MIN = DIRECT_READ_MIN;
+/**
+ * Response buffers kept per thread: for each of two partitions read at once (a task's, or a
+ * real-time task's two tails), the fetch being decoded and the one sent ahead; none larger than
+ * 64 MB (8 times the default kafka.max.partition.fetch.bytes).
+ */
+const responses = new BytesPool(4, 64 * 1024 * 1024);
 /** The pool buffer behind each response taken from it, by the response's ArrayBuffer. */
 const pooled = new WeakMap<ArrayBufferLike, Uint8Array>();
 

@@ -1,12 +1,12 @@
 import type { Batch } from "../../batch/batch.js";
 import type { TaskMetrics } from "../../batch/task-metrics.js";
 import { SluiceError } from "../../errors/errors.js";
-import { decodeKafkaValues } from "./decode-values.js";
 import { fetchPartitionRaw, KAFKA_ERRORS } from "./fetch-raw.js";
 import { keepIdleClient, takeIdleClient } from "./idle-clients.js";
 import { isolationCode, openCluster, type KafkaCluster, type KafkaConnectionOptions } from "./kafka-cluster.js";
 import { OPEN_END, type KafkaSplit } from "./kafka-split.js";
-import { boundedExchange } from "./read-kafka-split.js";
+import { giveBackResponse } from "./framed-socket.js";
+import { boundedExchange, decodesHeaders, splitRows, valueBytesFor } from "./read-kafka-split.js";
 import { decodeRecordBatchesInto, sinkForRange } from "./record-batch/decode.js";
 
 /** Fetches in a row that found no leader or no partition before a tail gives up. */
@@ -34,8 +34,7 @@ export class KafkaPartitionTail {
     private readonly metrics: TaskMetrics,
   ) {
     this.offset = split.startOffset;
-    // A dead letter carries its record's own headers, so they are decoded for it even unasked.
-    this.decodeHeaders = split.includeHeaders || (split.values?.deadLetterTopic ?? null) !== null;
+    this.decodeHeaders = decodesHeaders(split);
   }
 
   /** The records that arrived after `offset`; null when `waitMs` passed without any. */
@@ -83,7 +82,10 @@ export class KafkaPartitionTail {
     }
     this.stalls = 0;
     if (raw.records.length === 0) return null;
-    const sink = sinkForRange(raw.records, this.decodeHeaders, 0);
+    // Every fetch of a tail is small and fresh: its response and value buffers come from the
+    // thread's pools and go back once decoded, or a worker's tails would start a full collection
+    // every few hundred milliseconds (external memory, ../../kernels/bytes-pool.ts).
+    const sink = sinkForRange(raw.records, this.decodeHeaders, 0, valueBytesFor(this.split));
     let decoded = decodeRecordBatchesInto(sink, raw.records, {
       topic,
       partition,
@@ -93,19 +95,17 @@ export class KafkaPartitionTail {
       abortedTransactions: raw.abortedTransactions,
       includeHeaders: this.decodeHeaders,
     });
+    giveBackResponse(raw.records);
     // A record batch larger than the fetch size comes back cut short: ask for all of it.
     if (decoded.nextOffset === at && decoded.truncatedBatchSize > this.split.maxPartitionFetchBytes) {
       const whole = await exchange(`fetch of ${topic}-${partition} at offset ${at}`, (onLeader) =>
         fetchPartitionRaw(cluster, { topic, partition, offset: at, maxBytes: decoded.truncatedBatchSize, isolationLevel: isolationCode(connection.isolationLevel) }, onLeader),
       );
       decoded = decodeRecordBatchesInto(sink, whole.records, { topic, partition, startOffset: at, endOffset: OPEN_END, isolation: connection.isolationLevel, abortedTransactions: whole.abortedTransactions, includeHeaders: this.decodeHeaders });
+      giveBackResponse(whole.records);
     }
     this.offset = Math.max(at, decoded.nextOffset);
-    const batch = sink.toBatch(topic, partition);
-    if (!this.split.values) return batch;
-    const values = await decodeKafkaValues(batch, this.split.values, connection, { topic, partition }, this.split.includeHeaders);
-    this.metrics.numMalformedRecords += values.numMalformed;
-    return values.batch;
+    return splitRows(this.split, sink, this.metrics);
   }
 
   /** Ends the tail: its connection is kept idle for the next batch's tail, or closed if a fetch failed on it. */

@@ -34,13 +34,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
   const exchange = <T>(what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> => boundedExchange(split, what, work);
   const cluster = await exchange(`connection to read ${topic}-${partition}`, () => clusterFor(connection));
   const isolation = connection.isolationLevel;
-  // A dead letter carries its record's own headers, so they are decoded for it even unasked.
-  const decodeHeaders = split.includeHeaders || (split.values?.deadLetterTopic ?? null) !== null;
-  // JSON values decode into columns of their own (strings copied), so the raw value buffer is
-  // garbage once they are decoded: it comes from, and goes back to, the thread's pool. Avro and
-  // Protobuf are left out (their decoders are not held to copying), and so are raw values, which
-  // the task returns.
-  const poolValues = split.values?.format.kind === "json";
+  const decodeHeaders = decodesHeaders(split);
   let sink: KafkaColumnSink | null = null;
   let offset = split.startOffset;
   let maxBytes = split.maxPartitionFetchBytes;
@@ -94,7 +88,7 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (raw.errorCode !== KAFKA_ERRORS.NONE) throw new SluiceError(`Kafka fetch of ${topic}-${partition} at offset ${offset} failed with error code ${raw.errorCode}`);
 
-    sink ??= sinkForRange(raw.records, decodeHeaders, endOffset - offset, poolValues ? takeValueBytes : undefined);
+    sink ??= sinkForRange(raw.records, decodeHeaders, endOffset - offset, valueBytesFor(split));
     const decoded = decodeRecordBatchesInto(sink, raw.records, {
       topic,
       partition,
@@ -122,11 +116,31 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
     }
     if (++stalls >= MAX_STALLS) throw new SluiceError(`fetching ${topic}-${partition} from offset ${offset} made no progress`);
   }
-  const raw = sink ? sink.toBatch(topic, partition) : emptyBatch(kafkaFields(decodeHeaders));
+  return splitRows(split, sink, metrics);
+}
+
+/** Whether a split's records are read with their headers: a dead letter carries its record's own headers, so they are decoded for it even unasked. */
+export const decodesHeaders = (split: KafkaSplit): boolean => split.includeHeaders || (split.values?.deadLetterTopic ?? null) !== null;
+
+/**
+ * Where a split's raw value bytes are allocated. JSON values decode into columns of their own
+ * (strings copied), so the raw value buffer is garbage once they are decoded: it comes from, and
+ * goes back to (`splitRows`), the thread's pool. Avro and Protobuf are left out (their decoders
+ * are not held to copying), and so are raw values, which the task returns.
+ */
+export const valueBytesFor = (split: KafkaSplit): ((bytes: number) => Uint8Array) | undefined => (split.values?.format.kind === "json" ? takeValueBytes : undefined);
+
+/**
+ * The rows read into `sink` (none: an empty batch): Spark's Kafka columns, or, when the split has
+ * a value format, its decoded values beside the other Kafka columns. A pooled value buffer goes
+ * back to the pool once decoded: the batch returned never holds the raw values.
+ */
+export async function splitRows(split: KafkaSplit, sink: KafkaColumnSink | null, metrics: TaskMetrics): Promise<Batch> {
+  const { topic, partition } = split;
+  const raw = sink ? sink.toBatch(topic, partition) : emptyBatch(kafkaFields(decodesHeaders(split)));
   if (!split.values) return raw;
   const decoded = await decodeKafkaValues(raw, split.values, split.connection, { topic, partition }, split.includeHeaders);
-  // The returned batch holds the decoded columns and the other Kafka columns, never the values.
-  if (poolValues && sink) giveBackValueBytes(sink.value.bytes);
+  if (sink && valueBytesFor(split)) giveBackValueBytes(sink.value.bytes);
   metrics.numMalformedRecords += decoded.numMalformed;
   return decoded.batch;
 }
@@ -138,18 +152,19 @@ export async function readKafkaSplit(split: KafkaSplit, metrics: TaskMetrics): P
  */
 export async function boundedExchange<T>(split: KafkaSplit, what: string, work: (onLeader: (address: string) => void) => Promise<T>): Promise<T> {
   let broker = split.connection.bootstrapServers;
-  const timedOut = new SluiceError(`no answer within ${split.pollTimeoutMs} ms (kafkaConsumer.pollTimeoutMs)`);
+  // Made only when the time runs out: an error's stack costs more than a fetch of a few records.
+  const expiry: { error: SluiceError | null } = { error: null };
   try {
     return await timeLimit(
       work((address) => {
         broker = address;
       }),
       split.pollTimeoutMs,
-      () => timedOut,
+      () => (expiry.error = new SluiceError(`no answer within ${split.pollTimeoutMs} ms (kafkaConsumer.pollTimeoutMs)`)),
     );
   } catch (e) {
     forgetCluster(split.connection);
-    const why = e === timedOut ? timedOut.message : describeKafkaError(e, split.connection);
+    const why = expiry.error !== null && e === expiry.error ? expiry.error.message : describeKafkaError(e, split.connection);
     throw new SluiceError(`Kafka ${what} from broker ${broker} failed: ${why}`, { cause: e });
   }
 }
