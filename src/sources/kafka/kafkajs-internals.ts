@@ -1,6 +1,7 @@
 /**
  * The module that reaches into kafkajs's private files (with ./kafkajs-request-framing.ts, which
- * replaces kafkajs's request framing before kafkajs loads), and why. Sluice fetches and produces
+ * replaces kafkajs's request framing before kafkajs loads, and ./kafkajs-request-queue.ts, which
+ * mends its request queue's timer loop), and why. Sluice fetches and produces
  * record batches itself (decoded straight into Arrow columns, encoded from them), which kafkajs's
  * public consumer and producer cannot do; it needs kafkajs's cluster layer (metadata, leaders,
  * broker connections with negotiated API versions, TLS and SASL), its Fetch v11 request encoder
@@ -11,6 +12,8 @@
  */
 // First: it puts Sluice's request framing in place before kafkajs's connection module binds its own.
 import "./kafkajs-request-framing.js";
+// Ends kafkajs's 1 ms timer loop on every idle request queue.
+import "./kafkajs-request-queue.js";
 import kafkajs from "kafkajs";
 import Cluster from "kafkajs/src/cluster/index.js";
 import loggers from "kafkajs/src/loggers/index.js";
