@@ -16,7 +16,7 @@ import { BytesPool } from "../../kernels/bytes-pool.js";
  * connection that takes whole frames (`deliverWholeFrames` in ./kafkajs-internals.ts) passes
  * the payload on without copying it again.
  *
- * A large response's buffer comes from the thread's pool, and goes back to it when its reader is
+ * A response's buffer (from 4 KB up) comes from the thread's pool, and goes back to it when its reader is
  * done with it (`giveBackResponse`: the Kafka source, once a fetch's record batches are decoded
  * into columns of their own). A response nobody gives back is left to the collector.
  *
