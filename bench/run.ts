@@ -21,7 +21,7 @@ import { drainRun, type DrainResult } from "./harness/drain.js";
 import { drainInput, INPUT_PRODUCERS } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
 import { environment, startBroker, withBenchContext } from "./harness/bench-setup.js";
-import { keptRuns, nextRep, repetitions } from "./harness/merge.js";
+import { keptRuns, LEGACY_FEED_TICK_MS, nextRep, repetitions } from "./harness/merge.js";
 import { brokerOptions, listOption, parseOptions, positiveListOption, systemsOption } from "./harness/cli.js";
 import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/report.js";
 import { summarize } from "./harness/summary.js";
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
       const previous = existsSync(resultPath(workload)) ? (JSON.parse(readFileSync(resultPath(workload), "utf8")) as WorkloadRun) : null;
       const runsDrain = o.phases.includes("drain");
       const runsLatency = o.phases.includes("latency");
-      const invocation = { systems, phases: o.phases, records, producer: o.producer, rates: o.rates, stepSeconds, addReps: o["add-reps"] === "yes" };
+      const invocation = { systems, phases: o.phases, records, producer: o.producer, rates: o.rates, stepSeconds, feedTickMs: spec.feedTickMs, addReps: o["add-reps"] === "yes" };
       const kept = keptRuns(previous, invocation);
       kept.dropped.forEach(log);
       const drain: DrainResult[] = kept.drain;
@@ -130,6 +130,7 @@ async function main(): Promise<void> {
           reps: repetitions(drain, latency),
           rates: runsLatency || !previous ? o.rates : previous.config.rates,
           stepSeconds: runsLatency || !previous ? stepSeconds : previous.config.stepSeconds,
+          feedTickMs: runsLatency || !previous ? spec.feedTickMs : (previous.config.feedTickMs ?? LEGACY_FEED_TICK_MS),
           order: rows.join(", "),
           producer: runsDrain || !previous ? o.producer : (previous.config.producer ?? "sluice"),
         },

@@ -79,8 +79,9 @@ const FEED_RING = 400_000;
 
 /**
  * The latency phase's load: record batches of `spec`'s values, encoded once and then sent at a
- * fixed rate in 50 ms ticks, cycling through the ring. A LogAppendTime topic stamps each record
- * as it is appended, so the bytes need no change, and the generator's CPU goes to sending
+ * fixed rate in the workload's ticks (`WorkloadSpec.feedTickMs`: each tick sends what fell due
+ * since the last, in whole batches), cycling through the ring. A LogAppendTime topic stamps each
+ * record as it is appended, so the bytes need no change, and the generator's CPU goes to sending
  * rather than to building JSON while the system under test shares the machine.
  */
 export class PacedFeed {
@@ -91,6 +92,8 @@ export class PacedFeed {
     private readonly bootstrap: string,
     private readonly topic: string,
     spec: WorkloadSpec,
+    /** The workload's tick unless a bench compares ticks (bench/real-time.ts `--tick-ms`). */
+    private readonly tickMs: number = spec.feedTickMs,
   ) {
     for (let first = 0; first < FEED_RING; first += FEED_BATCH) {
       this.ring.push(jsonRecordBatch(first, first + FEED_BATCH, 1, (i) => spec.value(i, BASE_MS))!);
@@ -111,7 +114,7 @@ export class PacedFeed {
       }
       batchesSent = Math.max(batchesSent, due);
       await Promise.all(requests);
-      await new Promise((r) => setTimeout(r, Math.max(0, 50 - (Date.now() - now))));
+      await new Promise((r) => setTimeout(r, Math.max(0, this.tickMs - (Date.now() - now))));
     }
   }
 }

@@ -49,6 +49,7 @@ const invocation = (o: Partial<Invocation>): Invocation => ({
   producer: "sluice",
   rates: [10_000, 50_000],
   stepSeconds: 50,
+  feedTickMs: 50,
   addReps: false,
   ...o,
 });
@@ -90,8 +91,16 @@ describe("keptRuns", () => {
     expect(kept.latency).toEqual([]);
     expect(kept.dropped).toEqual([
       "previous drain figures (1000 records, sluice producer) dropped: this run's input differs",
-      "previous latency figures (rates 10000,50000, 50 s steps) dropped: this run's ladder differs",
+      "previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs",
     ]);
+  });
+
+  it("counts latency runs recorded without a feed tick as fed every 50 ms, and drops them for a finer feed", () => {
+    expect(ids(keptRuns(earlier, invocation({ systems: ["sluice:default"] })).latency)).toEqual(["kstreams:default 1"]);
+    const kept = keptRuns(earlier, invocation({ feedTickMs: 5, addReps: true }));
+    expect(kept.latency).toEqual([]);
+    expect(kept.drain).toHaveLength(4);
+    expect(kept.dropped).toEqual(["previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs"]);
   });
 
   it("keeps runs of another input when their phase does not run", () => {

@@ -2,8 +2,8 @@
  * What an invocation of `npm run bench` keeps of a workload's earlier runs. A full run is done in
  * parts: the variants and phases an invocation does not run keep their runs; those it runs replace
  * theirs or, with `--add-reps`, add repetitions to them. Earlier runs are kept only when taken on
- * the same input (drain: records and producer) and the same ladder (latency: rates and step
- * length), since a figure is a median over repetitions of one measurement.
+ * the same input (drain: records and producer) and the same ladder (latency: rates, step length
+ * and the feed's tick), since a figure is a median over repetitions of one measurement.
  */
 import type { DrainResult } from "./drain.js";
 import type { InputProducer } from "./generate.js";
@@ -13,6 +13,9 @@ import { normalizeId, type VariantId } from "./variants.js";
 
 export type Phase = "drain" | "latency";
 
+/** The feed's tick of every latency run written before results recorded it. */
+export const LEGACY_FEED_TICK_MS = 50;
+
 export interface Invocation {
   readonly systems: readonly VariantId[];
   readonly phases: readonly Phase[];
@@ -20,6 +23,8 @@ export interface Invocation {
   readonly producer: InputProducer;
   readonly rates: readonly number[];
   readonly stepSeconds: number;
+  /** The latency feed's tick (`WorkloadSpec.feedTickMs`). */
+  readonly feedTickMs: number;
   /** Add this invocation's repetitions to the earlier ones of the same variants instead of replacing them. */
   readonly addReps: boolean;
 }
@@ -40,7 +45,8 @@ export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRun
   const dropped: string[] = [];
   const previousProducer = previous.config.producer ?? "sluice";
   const sameInput = previous.config.records === inv.records && previousProducer === inv.producer;
-  const sameLadder = previous.config.rates.join() === inv.rates.join() && previous.config.stepSeconds === inv.stepSeconds;
+  const previousTickMs = previous.config.feedTickMs ?? LEGACY_FEED_TICK_MS;
+  const sameLadder = previous.config.rates.join() === inv.rates.join() && previous.config.stepSeconds === inv.stepSeconds && previousTickMs === inv.feedTickMs;
   const keep = <T extends DrainResult | LatencyResult>(phase: Phase, runs: readonly T[], comparable: boolean, differs: string): T[] => {
     const stamped = runs.map((r) => ({ ...r, system: normalizeId(r.system), build: r.build ?? buildOf(previous, phase) }));
     if (!inv.phases.includes(phase)) return stamped;
@@ -52,7 +58,7 @@ export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRun
   };
   return {
     drain: keep("drain", previous.drain, sameInput, `${previous.config.records} records, ${previousProducer} producer`),
-    latency: keep("latency", previous.latency, sameLadder, `rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps`),
+    latency: keep("latency", previous.latency, sameLadder, `rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps, ${previousTickMs} ms feed ticks`),
     dropped,
   };
 }

@@ -102,6 +102,16 @@ export interface WorkloadSpec {
    * sliding every 2 s (30 s), and W4's records (every record is a result: 20 s).
    */
   readonly latencyStepSeconds: number;
+  /**
+   * How often the latency phase's paced feed sends what is due (harness/generate.ts). What one
+   * tick sends reaches the broker as one burst, and a system's latency cannot be lower than the
+   * time it needs to work through a burst: at 50,000 records/s a 50 ms tick is 2,500 records
+   * appended in the same millisecond. Window results wait seconds for their watermark, so W1-W3
+   * keep 50 ms ticks (cheap for the feed beside the system under test); W4 measures each record's
+   * latency, and its feed sends every 5 ms, the pace of a Kafka Java producer at its defaults
+   * (`linger.ms` 5 since Kafka 4.0): at 50,000 records/s one 250-record batch a tick.
+   */
+  readonly feedTickMs: number;
   /** Record i's JSON value, given its event time. */
   value(i: number, ts: number): string;
   /** The offline answer: each result row's canonical text, with its multiplicity. */
@@ -150,6 +160,7 @@ function add(map: Map<string, number>, key: string, by = 1): void {
 
 const W1: WorkloadSpec = {
   name: "W1",
+  feedTickMs: 50,
   latencyStepSeconds: 50,
   data: "ad-events",
   drainRecords: 25_000_000,
@@ -167,6 +178,7 @@ const W1: WorkloadSpec = {
 
 const W2: WorkloadSpec = {
   name: "W2",
+  feedTickMs: 50,
   latencyStepSeconds: 30,
   data: "bids",
   drainRecords: 25_000_000,
@@ -186,6 +198,7 @@ const W2: WorkloadSpec = {
 
 const W3: WorkloadSpec = {
   name: "W3",
+  feedTickMs: 50,
   latencyStepSeconds: 50,
   data: "keyed-values",
   drainRecords: 15_000_000,
@@ -201,6 +214,7 @@ const W3: WorkloadSpec = {
 
 const W4: WorkloadSpec = {
   name: "W4",
+  feedTickMs: 5,
   latencyStepSeconds: 20,
   data: "ad-events",
   drainRecords: 20_000_000,
