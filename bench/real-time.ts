@@ -40,8 +40,7 @@ const listArg = (name: string, fallback: readonly number[]): readonly number[] =
   return i < 0 ? fallback : process.argv[i + 1]!.split(",").map(Number);
 };
 const TICKS_MS = listArg("ticks", [SPECS.W4.feedTickMs, 50]);
-const intervalsAt = process.argv.indexOf("--intervals");
-const INTERVALS_S: readonly number[] = intervalsAt < 0 ? [300, 10] : process.argv[intervalsAt + 1]!.split(",").map(Number);
+const INTERVALS_S = listArg("intervals", [300, 10]);
 const onlyAt = process.argv.indexOf("--only");
 const MODES: readonly Mode[] = onlyAt < 0 ? ["realTime", "microBatch"] : [z.enum(["realTime", "microBatch"]).parse(process.argv[onlyAt + 1])];
 /** Each feed tick's runs: real-time mode at each interval, then the micro-batch trigger. */
