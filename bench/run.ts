@@ -21,7 +21,7 @@ import { drainRun, type DrainResult } from "./harness/drain.js";
 import { drainInput, INPUT_PRODUCERS } from "./harness/generate.js";
 import { latencyRun, type LatencyResult } from "./harness/latency.js";
 import { environment, startBroker, withBenchContext } from "./harness/bench-setup.js";
-import { keptRuns, LEGACY_FEED_TICK_MS, nextRep, repetitions } from "./harness/merge.js";
+import { feedTickMsOf, keptRuns, nextRep, repetitions } from "./harness/merge.js";
 import { brokerOptions, listOption, parseOptions, positiveListOption, systemsOption } from "./harness/cli.js";
 import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/report.js";
 import { summarize } from "./harness/summary.js";
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
           reps: repetitions(drain, latency),
           rates: runsLatency || !previous ? o.rates : previous.config.rates,
           stepSeconds: runsLatency || !previous ? stepSeconds : previous.config.stepSeconds,
-          feedTickMs: runsLatency || !previous ? spec.feedTickMs : (previous.config.feedTickMs ?? LEGACY_FEED_TICK_MS),
+          feedTickMs: runsLatency || !previous ? spec.feedTickMs : feedTickMsOf(previous.config),
           order: rows.join(", "),
           producer: runsDrain || !previous ? o.producer : (previous.config.producer ?? "sluice"),
         },

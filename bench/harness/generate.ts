@@ -92,7 +92,7 @@ export class PacedFeed {
     private readonly bootstrap: string,
     private readonly topic: string,
     spec: WorkloadSpec,
-    /** The workload's tick unless a bench compares ticks (bench/real-time.ts `--tick-ms`). */
+    /** The workload's tick unless a bench compares ticks (bench/real-time.ts `--ticks`). */
     private readonly tickMs: number = spec.feedTickMs,
   ) {
     for (let first = 0; first < FEED_RING; first += FEED_BATCH) {

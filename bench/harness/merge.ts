@@ -13,8 +13,10 @@ import { normalizeId, type VariantId } from "./variants.js";
 
 export type Phase = "drain" | "latency";
 
-/** The feed's tick of every latency run written before results recorded it. */
-export const LEGACY_FEED_TICK_MS = 50;
+/** The latency feed's tick a results file ran with: 50 ms for results written before they recorded it. */
+export function feedTickMsOf(config: WorkloadRun["config"]): number {
+  return config.feedTickMs ?? 50;
+}
 
 export interface Invocation {
   readonly systems: readonly VariantId[];
@@ -45,7 +47,7 @@ export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRun
   const dropped: string[] = [];
   const previousProducer = previous.config.producer ?? "sluice";
   const sameInput = previous.config.records === inv.records && previousProducer === inv.producer;
-  const previousTickMs = previous.config.feedTickMs ?? LEGACY_FEED_TICK_MS;
+  const previousTickMs = feedTickMsOf(previous.config);
   const sameLadder = previous.config.rates.join() === inv.rates.join() && previous.config.stepSeconds === inv.stepSeconds && previousTickMs === inv.feedTickMs;
   const keep = <T extends DrainResult | LatencyResult>(phase: Phase, runs: readonly T[], comparable: boolean, differs: string): T[] => {
     const stamped = runs.map((r) => ({ ...r, system: normalizeId(r.system), build: r.build ?? buildOf(previous, phase) }));

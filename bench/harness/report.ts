@@ -7,7 +7,7 @@ import * as path from "node:path";
 import type { DrainResult } from "./drain.js";
 import type { InputProducer } from "./generate.js";
 import type { LatencyResult } from "./latency.js";
-import { LEGACY_FEED_TICK_MS } from "./merge.js";
+import { feedTickMsOf } from "./merge.js";
 import { bestPeers, COMPARED, summarize, type Figure, type SystemSummary } from "./summary.js";
 import { ROOT } from "./systems.js";
 import { normalizeId, systemOf, variantOf, variantSets, type SystemName, type VariantId } from "./variants.js";
@@ -118,7 +118,7 @@ function workloadSection(run: WorkloadRun): string {
       ? "Latency: not measured in this run."
       : run.commonRate === null
         ? "Latency: no system sustained any rate of the ladder, so there is no common-rate figure."
-        : `Latency p50/p99 at ${fmt(run.commonRate)} records/s, the highest rate of the ladder (${run.config.rates.map((r) => fmt(r)).join(", ")}) that every variant sustaining any rate sustained in every repetition; ${run.config.stepSeconds} s per step, the feed sending what fell due every ${feedTick(run)} ms, in 250-record batches (bench/README.md, "Latency phase"). "(not sustained)": that variant's p99 at this rate is over 5 s or its latency climbed.`;
+        : `Latency p50/p99 at ${fmt(run.commonRate)} records/s, the highest rate of the ladder (${run.config.rates.map((r) => fmt(r)).join(", ")}) that every variant sustaining any rate sustained in every repetition; ${run.config.stepSeconds} s per step, the feed sending what fell due every ${feedTickMsOf(run.config)} ms, in 250-record batches (bench/README.md, "Latency phase"). "(not sustained)": that variant's p99 at this rate is over 5 s or its latency climbed.`;
   lines.push("", latencyNote, "", "Variants:", "", ...run.summary.map((s) => `- ${label(s.system)}: ${variantSets(s.system)}`));
   const failures = [...run.drain.filter((d) => d.status !== "ok").map((d) => `drain ${label(normalizeId(d.system))} rep ${d.rep}: ${d.status}`), ...run.latency.filter((l) => l.status !== "ok").map((l) => `latency ${label(normalizeId(l.system))} rep ${l.rep}: ${l.status}`)];
   if (failures.length > 0) lines.push("", "Failed runs (not counted):", "", ...failures.map((f) => `- ${f}`));
@@ -208,9 +208,4 @@ export function writeResultsMarkdown(): void {
     ...runs.map(workloadSection),
   ].join("\n");
   writeFileSync(path.join(ROOT, "bench/RESULTS.md"), md);
-}
-
-/** The latency feed's tick a results file ran with. */
-function feedTick(run: WorkloadRun): number {
-  return run.config.feedTickMs ?? LEGACY_FEED_TICK_MS;
 }
