@@ -19,9 +19,9 @@ import * as path from "node:path";
 import { z } from "zod";
 import { drainRun, type DrainResult } from "./harness/drain.js";
 import { drainInput, INPUT_PRODUCERS } from "./harness/generate.js";
-import { latencyRun, type LatencyResult } from "./harness/latency.js";
+import { latencyRun, minStepSeconds, type LatencyResult } from "./harness/latency.js";
 import { environment, startBroker, withBenchContext } from "./harness/bench-setup.js";
-import { feedTickMsOf, keptRuns, nextRep, repetitions } from "./harness/merge.js";
+import { feedTickMsOf, keptRuns, nextRep, repetitions, type Invocation } from "./harness/merge.js";
 import { brokerOptions, listOption, parseOptions, positiveListOption, systemsOption } from "./harness/cli.js";
 import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/report.js";
 import { summarize } from "./harness/summary.js";
@@ -44,13 +44,48 @@ const Options = z.object({
   producer: z.enum(INPUT_PRODUCERS).default("sluice"),
   /** `yes`: add this run's repetitions to the earlier ones of the same variants (same input and ladder) instead of replacing them. */
   "add-reps": z.enum(["yes", "no"]).default("no"),
+  /** `yes`: drop earlier runs taken on another input or ladder even where this run does not replace them (harness/merge.ts). */
+  "drop-incomparable": z.enum(["yes", "no"]).default("no"),
   ...brokerOptions,
 });
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
+/** What an invocation runs of `workload`, for harness/merge.ts. */
+function invocationOf(o: z.infer<typeof Options>, workload: WorkloadName): Invocation {
+  const spec = SPECS[workload];
+  return {
+    systems: o.systems.filter((id) => appliesTo(id, workload)),
+    phases: o.phases,
+    records: o.records ?? spec.drainRecords,
+    producer: o.producer,
+    rates: o.rates,
+    stepSeconds: o["step-seconds"] ?? spec.latencyStepSeconds,
+    feedTickMs: spec.feedTickMs,
+    addReps: o["add-reps"] === "yes",
+    dropIncomparable: o["drop-incomparable"] === "yes",
+  };
+}
+
+function previousRun(workload: WorkloadName): WorkloadRun | null {
+  return existsSync(resultPath(workload)) ? (JSON.parse(readFileSync(resultPath(workload), "utf8")) as WorkloadRun) : null;
+}
+
 async function main(): Promise<void> {
   const o = parseOptions(Options, process.argv.slice(2));
+  // Before anything runs: an invocation that would lose earlier runs it does not replace is refused.
+  const conflicts = o.workload.flatMap((w) => keptRuns(previousRun(w), invocationOf(o, w)).conflicts.map((c) => `${w}: ${c}`));
+  if (conflicts.length > 0) throw new Error(`this run would drop earlier results it does not replace:\n${conflicts.join("\n")}`);
+  if (o.phases.includes("latency")) {
+    for (const w of o.workload) {
+      const { stepSeconds } = invocationOf(o, w);
+      if (stepSeconds < minStepSeconds(SPECS[w])) {
+        throw new Error(
+          `--step-seconds ${stepSeconds} is too short for ${w}: its results fall due every ${SPECS[w].resultEveryMs / 1000} s and a step counts them from its warm-up on, so a step under ${minStepSeconds(SPECS[w])} s may hold none (${w}'s default is ${SPECS[w].latencyStepSeconds} s)`,
+        );
+      }
+    }
+  }
   const broker = startBroker(log);
   // The Java input producer is built with the Kafka Streams peer.
   buildPeers([...new Set([...o.systems.map(systemOf), ...(o.producer === "java" ? (["kstreams"] as const) : [])])], log);
@@ -60,9 +95,8 @@ async function main(): Promise<void> {
   await withBenchContext("bench", o.bootstrap, async ({ work, ads, topics, session }) => {
     for (const workload of o.workload) {
       const spec = SPECS[workload];
-      const records = o.records ?? spec.drainRecords;
-      const stepSeconds = o["step-seconds"] ?? spec.latencyStepSeconds;
-      const systems = o.systems.filter((id) => appliesTo(id, workload));
+      const invocation = invocationOf(o, workload);
+      const { records, stepSeconds, systems } = invocation;
       log(`${workload}: ${spec.title}`);
       const launchArgs = (system: VariantId, rep: number, input: string, phase: "drain" | "latency"): LaunchArgs => {
         const name = `${workload}-${phase}-${system.replace(":", "-")}-${rep}`;
@@ -72,10 +106,9 @@ async function main(): Promise<void> {
       };
       // What this invocation does not run keeps its runs from the workload's last results
       // (harness/merge.ts): phases, variants and repetitions may run in separate invocations.
-      const previous = existsSync(resultPath(workload)) ? (JSON.parse(readFileSync(resultPath(workload), "utf8")) as WorkloadRun) : null;
+      const previous = previousRun(workload);
       const runsDrain = o.phases.includes("drain");
       const runsLatency = o.phases.includes("latency");
-      const invocation = { systems, phases: o.phases, records, producer: o.producer, rates: o.rates, stepSeconds, feedTickMs: spec.feedTickMs, addReps: o["add-reps"] === "yes" };
       const kept = keptRuns(previous, invocation);
       kept.dropped.forEach(log);
       const drain: DrainResult[] = kept.drain;

@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { checkAnswer, type DrainResult } from "./drain.js";
 import { feedRounds } from "./generate.js";
-import { stepResult, type LatencyResult, type StepResult } from "./latency.js";
+import { minStepSeconds, stepResult, type LatencyResult, type StepResult } from "./latency.js";
 import { label, resummarized, sluiceBuilds, withRange, type WorkloadRun } from "./report.js";
 import { bestPeers, range, summarize } from "./summary.js";
 import { launcherArgv } from "./systems.js";
 import { appliesTo, normalizeId, parseSystems, type VariantId } from "./variants.js";
-import { BASE_MS, CLOSED_BY_MS, eventTime, SPECS } from "./workloads.js";
+import { BASE_MS, CLOSED_BY_MS, eventTime, SPECS, WORKLOADS } from "./workloads.js";
 
 describe("checkAnswer", () => {
   const spec = SPECS.W1;
@@ -61,6 +61,17 @@ describe("stepResult", () => {
 
   it("does not sustain a step without results", () => {
     expect(stepResult(10_000, 10_000, [])).toMatchObject({ samples: 0, sustained: false });
+  });
+});
+
+describe("minStepSeconds", () => {
+  it("is the step's warm-up plus the time between results: the shortest step sure to hold one", () => {
+    // W1 and W3: a 10 s tumbling window counts from 11 s into the step (window + 1 s delay); W2 slides every 2 s; W4's records count from 2 s on.
+    expect(Object.fromEntries(WORKLOADS.map((w) => [w, minStepSeconds(SPECS[w])]))).toEqual({ W1: 21, W2: 13, W3: 21, W4: 2 });
+  });
+
+  it("is met by every workload's default step", () => {
+    for (const w of WORKLOADS) expect(SPECS[w].latencyStepSeconds).toBeGreaterThanOrEqual(minStepSeconds(SPECS[w]));
   });
 });
 

@@ -51,6 +51,7 @@ const invocation = (o: Partial<Invocation>): Invocation => ({
   stepSeconds: 50,
   feedTickMs: 50,
   addReps: false,
+  dropIncomparable: false,
   ...o,
 });
 
@@ -63,7 +64,7 @@ describe("keptRuns", () => {
   });
 
   it("keeps nothing without earlier results", () => {
-    expect(keptRuns(null, invocation({}))).toEqual({ drain: [], latency: [], dropped: [] });
+    expect(keptRuns(null, invocation({}))).toEqual({ drain: [], latency: [], dropped: [], conflicts: [] });
   });
 
   it("replaces the runs of the variants it runs and keeps every other variant's", () => {
@@ -85,22 +86,41 @@ describe("keptRuns", () => {
     expect(nextRep(kept.drain, "kstreams:throughput")).toBe(1);
   });
 
-  it("drops a phase's runs taken on another input or ladder, even with addReps, and says why", () => {
+  it("refuses to lose runs of another input or ladder that it does not replace, naming the flags that keep them", () => {
     const kept = keptRuns(earlier, invocation({ records: 2_000, rates: [10_000], addReps: true }));
     expect(kept.drain).toEqual([]);
     expect(kept.latency).toEqual([]);
-    expect(kept.dropped).toEqual([
-      "previous drain figures (1000 records, sluice producer) dropped: this run's input differs",
-      "previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs",
+    expect(kept.dropped).toEqual([]);
+    expect(kept.conflicts).toEqual([
+      "the earlier drain runs of sluice:default, kstreams:default were taken with 1000 records, sluice producer: pass --records 1000 --producer sluice to keep them; pass --drop-incomparable yes to drop them",
+      "the earlier latency runs of sluice:default, kstreams:default were taken with rates 10000,50000, 50 s steps, 50 ms feed ticks: pass --rates 10000,50000 --step-seconds 50 to keep them; pass --drop-incomparable yes to drop them",
+    ]);
+    // Without addReps only the variants it does not run are at stake.
+    expect(keptRuns(earlier, invocation({ rates: [10_000], phases: ["latency"] })).conflicts).toEqual([
+      "the earlier latency runs of kstreams:default were taken with rates 10000,50000, 50 s steps, 50 ms feed ticks: pass --rates 10000,50000 --step-seconds 50 to keep them; pass --drop-incomparable yes to drop them",
     ]);
   });
 
-  it("counts latency runs recorded without a feed tick as fed every 50 ms, and drops them for a finer feed", () => {
+  it("drops runs of another input or ladder when told to, or when it replaces every one of them, and says why", () => {
+    const told = keptRuns(earlier, invocation({ records: 2_000, rates: [10_000], addReps: true, dropIncomparable: true }));
+    expect([told.drain, told.latency, told.conflicts]).toEqual([[], [], []]);
+    expect(told.dropped).toEqual([
+      "previous drain figures (1000 records, sluice producer) dropped: this run's input differs",
+      "previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs",
+    ]);
+    const replaced = keptRuns(earlier, invocation({ systems: ["sluice:default", "kstreams:default"], rates: [10_000] }));
+    expect([replaced.latency, replaced.conflicts]).toEqual([[], []]);
+    expect(replaced.dropped).toEqual(["previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs"]);
+  });
+
+  it("counts latency runs recorded without a feed tick as fed every 50 ms, and no flag keeps them for a finer feed", () => {
     expect(ids(keptRuns(earlier, invocation({ systems: ["sluice:default"] })).latency)).toEqual(["kstreams:default 1"]);
     const kept = keptRuns(earlier, invocation({ feedTickMs: 5, addReps: true }));
     expect(kept.latency).toEqual([]);
     expect(kept.drain).toHaveLength(4);
-    expect(kept.dropped).toEqual(["previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs"]);
+    expect(kept.conflicts).toEqual([
+      "the earlier latency runs of sluice:default, kstreams:default were taken with rates 10000,50000, 50 s steps, 50 ms feed ticks: the workload's feed now ticks every 5 ms, so no flag keeps them; pass --drop-incomparable yes to drop them",
+    ]);
   });
 
   it("keeps runs of another input when their phase does not run", () => {

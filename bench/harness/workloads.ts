@@ -103,6 +103,12 @@ export interface WorkloadSpec {
    */
   readonly latencyStepSeconds: number;
   /**
+   * How far apart results fall due in the latency phase: a tumbling window's length (W1, W3), a
+   * sliding window's slide (W2); 0 for W4, where every record is a result. With the step's warm-up
+   * it sets the shortest step that surely holds one (harness/latency.ts, `minStepSeconds`).
+   */
+  readonly resultEveryMs: number;
+  /**
    * How often the latency phase's paced feed sends what is due (harness/generate.ts). What one
    * tick sends reaches the broker as one burst, and a system's latency cannot be lower than the
    * time it needs to work through a burst: at 50,000 records/s a 50 ms tick is 2,500 records
@@ -162,6 +168,7 @@ const W1: WorkloadSpec = {
   name: "W1",
   feedTickMs: 50,
   latencyStepSeconds: 50,
+  resultEveryMs: 10_000,
   data: "ad-events",
   drainRecords: 25_000_000,
   title: "Yahoo streaming benchmark: filter views, join ad -> campaign, 10 s tumbling count per campaign",
@@ -180,6 +187,7 @@ const W2: WorkloadSpec = {
   name: "W2",
   feedTickMs: 50,
   latencyStepSeconds: 30,
+  resultEveryMs: 2_000,
   data: "bids",
   drainRecords: 25_000_000,
   title: "Nexmark q5 shape: bids, 10 s windows sliding every 2 s, count per auction",
@@ -200,6 +208,7 @@ const W3: WorkloadSpec = {
   name: "W3",
   feedTickMs: 50,
   latencyStepSeconds: 50,
+  resultEveryMs: 10_000,
   data: "keyed-values",
   drainRecords: 15_000_000,
   title: "high cardinality: 1,000,000 keys, 10 s tumbling count and sum per key",
@@ -216,6 +225,7 @@ const W4: WorkloadSpec = {
   name: "W4",
   feedTickMs: 5,
   latencyStepSeconds: 20,
+  resultEveryMs: 0,
   data: "ad-events",
   drainRecords: 20_000_000,
   title: "stateless: parse, filter views, project, Kafka -> Kafka",
