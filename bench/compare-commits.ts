@@ -85,9 +85,11 @@ interface Run {
 
 /** The variant compared: Sluice's default trigger (bench/harness/variants.ts). */
 const SLUICE_DEFAULT = "sluice:default";
+/** Its name in runners from before variants (35a9b89), which ran each system at its defaults only. */
+const SLUICE_BEFORE_VARIANTS = "sluice";
 
 const DrainRow = z.object({
-  system: z.literal(SLUICE_DEFAULT),
+  system: z.enum([SLUICE_DEFAULT, SLUICE_BEFORE_VARIANTS]),
   status: z.string(),
   seconds: z.number(),
   recordsPerSecond: z.number(),
@@ -99,14 +101,15 @@ const DrainRow = z.object({
 /** One drain repetition of Sluice at the checkout `dir`, through that commit's own bench runner. */
 function drainOnce(dir: string, workload: WorkloadName, records: number | undefined): z.infer<typeof DrainRow> {
   const sized = records === undefined ? [] : ["--records", String(records)];
+  const sluice = existsSync(path.join(dir, "bench", "harness", "variants.ts")) ? SLUICE_DEFAULT : SLUICE_BEFORE_VARIANTS;
   const r = spawnSync(
     process.execPath,
-    ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", SLUICE_DEFAULT, "--phases", "drain", "--reps", "1", ...sized],
+    ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", sluice, "--phases", "drain", "--reps", "1", ...sized],
     { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   if (r.status !== 0) throw new Error(`the bench at ${dir} failed (exit ${r.status}):\n${r.stdout}`);
   const results = JSON.parse(readFileSync(path.join(dir, "bench", "results", `${workload}.json`), "utf8")) as { drain: unknown[] };
-  const row = DrainRow.parse(results.drain.find((r) => (r as { system?: unknown }).system === SLUICE_DEFAULT));
+  const row = DrainRow.parse(results.drain.find((r) => (r as { system?: unknown }).system === sluice));
   if (row.status !== "ok") throw new Error(`${workload} at ${dir}: the drain run ended "${row.status}"`);
   return row;
 }
