@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { checkAnswer, type DrainResult } from "./drain.js";
 import { feedRounds } from "./generate.js";
 import { minStepSeconds, stepResult, type LatencyResult, type StepResult } from "./latency.js";
-import { label, resummarized, sluiceBuilds, withRange, type WorkloadRun } from "./report.js";
+import { drainInputs, label, resummarized, sluiceBuilds, withRange, type WorkloadRun } from "./report.js";
 import { bestPeers, range, summarize } from "./summary.js";
 import { launcherArgv } from "./systems.js";
 import { appliesTo, normalizeId, parseSystems, type VariantId } from "./variants.js";
@@ -228,6 +228,18 @@ describe("variants", () => {
   it("gives an empty range when no repetition has the figure", () => {
     expect(range([NaN])).toEqual({ min: NaN, max: NaN });
     expect(range([3, 1, 2])).toEqual({ min: 1, max: 3 });
+  });
+});
+
+describe("drainInputs", () => {
+  it("tells a workload's inputs apart by the results their drains gave, failed runs aside", () => {
+    const run = (system: VariantId, rep: number, outputRows: number, status = "ok") => ({ ...drainResult(system, { rep, recordsPerSecond: 100, status }), outputRows });
+    const drain = [run("sluice:default", 1, 150_000), run("spark:default", 1, 150_000), run("sluice:default", 2, 550_000), run("spark:tuned", 1, 550_000), run("kstreams:throughput", 1, 549_000, "stalled at 549000 of 550000 results")];
+    expect(drainInputs(drain)).toEqual([
+      { outputRows: 150_000, variants: ["sluice:default", "spark:default"] },
+      { outputRows: 550_000, variants: ["sluice:default", "spark:tuned"] },
+    ]);
+    expect(drainInputs(drain.filter((d) => d.outputRows === 550_000))).toHaveLength(1);
   });
 });
 

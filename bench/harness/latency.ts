@@ -32,7 +32,7 @@ const stepWarmupMs = (spec: WorkloadSpec) => (spec.name === "W4" ? 2_000 : 10_00
 /**
  * The shortest step sure to hold a result: results fall due every `resultEveryMs` at a phase the
  * step does not choose, and count from the step's warm-up on. A shorter step holds none in some
- * runs (W3 at 15 s steps: every other rate came out empty) and its rate reads as not sustained.
+ * runs (W3 at 15 s steps: 10 of a run's 19 steps held none) and its rate reads as not sustained.
  */
 export const minStepSeconds = (spec: WorkloadSpec): number => Math.ceil((stepWarmupMs(spec) + spec.resultEveryMs) / 1000);
 /** A step whose generator sent under this share of its rate is not counted. */

@@ -122,8 +122,28 @@ function workloadSection(run: WorkloadRun): string {
   lines.push("", latencyNote, "", "Variants:", "", ...run.summary.map((s) => `- ${label(s.system)}: ${variantSets(s.system)}`));
   const failures = [...run.drain.filter((d) => d.status !== "ok").map((d) => `drain ${label(normalizeId(d.system))} rep ${d.rep}: ${d.status}`), ...run.latency.filter((l) => l.status !== "ok").map((l) => `latency ${label(normalizeId(l.system))} rep ${l.rep}: ${l.status}`)];
   if (failures.length > 0) lines.push("", "Failed runs (not counted):", "", ...failures.map((f) => `- ${f}`));
+  const inputs = drainInputs(run.drain);
+  if (inputs.length > 1) {
+    lines.push(
+      "",
+      "**Not comparable across inputs:** this table's drain runs were taken on inputs that give different answers (the workload's data changed between builds), and its medians mix them; compare only runs of one input:",
+      "",
+      ...inputs.map((i) => `- ${fmt(i.outputRows)} results: ${i.variants.map(label).join(", ")}`),
+    );
+  }
   lines.push("", `![${run.workload} chart](results/${run.workload}.svg)`, "");
   return lines.join("\n");
+}
+
+/** The inputs a workload's successful drain runs were taken on, told apart by the number of results they give, with the variants run on each. */
+export function drainInputs(drain: readonly DrainResult[]): { outputRows: number; variants: VariantId[] }[] {
+  const byRows = new Map<number, Set<VariantId>>();
+  for (const d of drain) {
+    if (d.status !== "ok" || typeof d.outputRows !== "number") continue;
+    const variants = byRows.get(d.outputRows) ?? new Set<VariantId>();
+    byRows.set(d.outputRows, variants.add(normalizeId(d.system)));
+  }
+  return [...byRows].sort(([a], [b]) => a - b).map(([outputRows, variants]) => ({ outputRows, variants: [...variants] }));
 }
 
 /** Grouped horizontal bars per variant: drain records/s and records per CPU-second, medians, with a whisker for the range. */
