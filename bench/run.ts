@@ -73,19 +73,17 @@ function previousRun(workload: WorkloadName): WorkloadRun | null {
 
 async function main(): Promise<void> {
   const o = parseOptions(Options, process.argv.slice(2));
-  // Before anything runs: an invocation that would lose earlier runs it does not replace is refused.
-  const conflicts = o.workload.flatMap((w) => keptRuns(previousRun(w), invocationOf(o, w)).conflicts.map((c) => `${w}: ${c}`));
-  if (conflicts.length > 0) throw new Error(`this run would drop earlier results it does not replace:\n${conflicts.join("\n")}`);
-  if (o.phases.includes("latency")) {
-    for (const w of o.workload) {
-      const { stepSeconds } = invocationOf(o, w);
-      if (stepSeconds < minStepSeconds(SPECS[w])) {
-        throw new Error(
-          `--step-seconds ${stepSeconds} is too short for ${w}: its results fall due every ${SPECS[w].resultEveryMs / 1000} s and a step counts them from its warm-up on, so a step under ${minStepSeconds(SPECS[w])} s may hold none (${w}'s default is ${SPECS[w].latencyStepSeconds} s)`,
-        );
-      }
-    }
-  }
+  // Before anything runs: a step too short to hold a result, or an invocation that would lose
+  // earlier runs it does not replace, is refused.
+  const refusals = o.workload.flatMap((w) => {
+    const invocation = invocationOf(o, w);
+    const shortStep =
+      o.phases.includes("latency") && invocation.stepSeconds < minStepSeconds(SPECS[w])
+        ? [`--step-seconds ${invocation.stepSeconds} is too short for ${w}: its results fall due every ${SPECS[w].resultEveryMs / 1000} s and a step counts them from its warm-up on, so a step under ${minStepSeconds(SPECS[w])} s may hold none (${w}'s default is ${SPECS[w].latencyStepSeconds} s)`]
+        : [];
+    return [...shortStep, ...keptRuns(previousRun(w), invocation).conflicts.map((c) => `${w}: this run would drop earlier results it does not replace: ${c}`)];
+  });
+  if (refusals.length > 0) throw new Error(refusals.join("\n"));
   const broker = startBroker(log);
   // The Java input producer is built with the Kafka Streams peer.
   buildPeers([...new Set([...o.systems.map(systemOf), ...(o.producer === "java" ? (["kstreams"] as const) : [])])], log);
