@@ -27,7 +27,7 @@ import { resultPath, writeResultsMarkdown, type WorkloadRun } from "./harness/re
 import { summarize } from "./harness/summary.js";
 import { buildPeers, ROOT, type LaunchArgs } from "./harness/systems.js";
 import { appliesTo, normalizeId, parseSystems, systemOf, variantOf, type VariantId } from "./harness/variants.js";
-import { SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
+import { SPAN_MS, SPECS, WORKLOADS, type WorkloadName } from "./harness/workloads.js";
 
 const Options = z.object({
   workload: listOption(WORKLOADS, "workload").default(["W1", "W2", "W3", "W4"]),
@@ -59,6 +59,7 @@ function invocationOf(o: z.infer<typeof Options>, workload: WorkloadName): Invoc
     phases: o.phases,
     records: o.records ?? spec.drainRecords,
     producer: o.producer,
+    spanMs: SPAN_MS,
     rates: o.rates,
     stepSeconds: o["step-seconds"] ?? spec.latencyStepSeconds,
     feedTickMs: spec.feedTickMs,
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
             const rep = firstRep.get(system)! + i;
             const launch = launchArgs(system, rep, input, "drain");
             const result = await drainRun(system, rep, { session, topics, spec, reference, expectedRows, inputRecords: records, launch, brokerPid: broker, log });
-            drain.push({ ...result, build });
+            drain.push({ ...result, build, spanMs: SPAN_MS });
             // A wrong answer's output stays for inspection (topics named bench-out-*).
             if (result.status === "ok") await topics.delete(launch.output);
             await topics.delete(launch.runId); // Kafka Streams' repartition and changelog topics

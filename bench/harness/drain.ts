@@ -28,6 +28,12 @@ export interface DrainResult {
   readonly brokerCpuSeconds: number;
   /** The Sluice build the bench ran at (`npm run bench` stamps it; a results file's runs may span builds). */
   readonly build?: string;
+  /**
+   * The event time the input spans, in ms (`SPAN_MS` when it ran; `npm run bench` stamps it): with
+   * records and producer, what identifies the input, since the same records spread over another
+   * span close other windows and give another answer.
+   */
+  readonly spanMs?: number;
 }
 
 export interface AnswerCheck {

@@ -13,7 +13,9 @@ import type { VariantId } from "./variants.js";
 const OLD_BUILD = "0.1.0 (commit aaaaaaa)";
 const NEW_BUILD = "0.1.0 (commit bbbbbbb)";
 
-const drain = (system: VariantId, rep: number, build?: string): DrainResult => ({
+const SPAN_MS = 111_500;
+
+const drain = (system: VariantId, rep: number, build?: string, spanMs: number | null = SPAN_MS): DrainResult => ({
   system,
   rep,
   status: "ok",
@@ -26,6 +28,7 @@ const drain = (system: VariantId, rep: number, build?: string): DrainResult => (
   outputRows: 10,
   brokerCpuSeconds: 1,
   ...(build === undefined ? {} : { build }),
+  ...(spanMs === null ? {} : { spanMs }),
 });
 const latency = (system: VariantId, rep: number, build?: string): LatencyResult => ({ system, rep, status: "ok", steps: [], sustainableRate: 0, ...(build === undefined ? {} : { build }) });
 
@@ -47,6 +50,7 @@ const invocation = (o: Partial<Invocation>): Invocation => ({
   phases: ["drain", "latency"],
   records: 1_000,
   producer: "sluice",
+  spanMs: SPAN_MS,
   rates: [10_000, 50_000],
   stepSeconds: 50,
   feedTickMs: 50,
@@ -92,7 +96,7 @@ describe("keptRuns", () => {
     expect(kept.latency).toEqual([]);
     expect(kept.dropped).toEqual([]);
     expect(kept.conflicts).toEqual([
-      "the earlier drain runs of sluice:default, kstreams:default were taken with 1000 records, sluice producer: pass --records 1000 --producer sluice to keep them; pass --drop-incomparable yes to drop them",
+      "the earlier drain runs of sluice:default, kstreams:default were taken with 1000 records, sluice producer, 111.5 s of event time: pass --records 1000 --producer sluice to keep them; pass --drop-incomparable yes to drop them",
       "the earlier latency runs of sluice:default, kstreams:default were taken with rates 10000,50000, 50 s steps, 50 ms feed ticks: pass --rates 10000,50000 --step-seconds 50 to keep them; pass --drop-incomparable yes to drop them",
     ]);
     // Without addReps only the variants it does not run are at stake.
@@ -105,7 +109,7 @@ describe("keptRuns", () => {
     const told = keptRuns(earlier, invocation({ records: 2_000, rates: [10_000], addReps: true, dropIncomparable: true }));
     expect([told.drain, told.latency, told.conflicts]).toEqual([[], [], []]);
     expect(told.dropped).toEqual([
-      "previous drain figures (1000 records, sluice producer) dropped: this run's input differs",
+      "previous drain figures (1000 records, sluice producer, 111.5 s of event time) dropped: this run's input differs",
       "previous latency figures (rates 10000,50000, 50 s steps, 50 ms feed ticks) dropped: this run's ladder differs",
     ]);
     const replaced = keptRuns(earlier, invocation({ systems: ["sluice:default", "kstreams:default"], rates: [10_000] }));
@@ -120,6 +124,28 @@ describe("keptRuns", () => {
     expect(kept.drain).toHaveLength(4);
     expect(kept.conflicts).toEqual([
       "the earlier latency runs of sluice:default, kstreams:default were taken with rates 10000,50000, 50 s steps, 50 ms feed ticks: the workload's feed now ticks every 5 ms, so no flag keeps them; pass --drop-incomparable yes to drop them",
+    ]);
+  });
+
+  it("tells inputs apart by their event-time span too: runs of another span are kept by no flag", () => {
+    const mixed = results({
+      drain: [drain("sluice:default", 1, OLD_BUILD, 31_500), drain("kstreams:default", 1, OLD_BUILD, 31_500), drain("sluice:default", 2), drain("naive:eachMessage", 1, OLD_BUILD, null)],
+    });
+    const kept = keptRuns(mixed, invocation({ phases: ["drain"], addReps: true }));
+    expect(ids(kept.drain)).toEqual(["sluice:default 2"]);
+    expect(kept.conflicts).toEqual([
+      "the earlier drain runs of sluice:default, kstreams:default were taken with 1000 records, sluice producer, 31.5 s of event time: the drain input now spans 111.5 s, so no flag keeps them; pass --drop-incomparable yes to drop them",
+      "the earlier drain runs of naive:eachMessage were taken with 1000 records, sluice producer, an event-time span not recorded: the drain input now spans 111.5 s, so no flag keeps them; pass --drop-incomparable yes to drop them",
+    ]);
+    const told = keptRuns(mixed, invocation({ phases: ["drain"], addReps: true, dropIncomparable: true }));
+    expect([ids(told.drain), told.conflicts]).toEqual([["sluice:default 2"], []]);
+    expect(told.dropped).toEqual([
+      "previous drain figures (1000 records, sluice producer, 31.5 s of event time) dropped: this run's input differs",
+      "previous drain figures (1000 records, sluice producer, an event-time span not recorded) dropped: this run's input differs",
+    ]);
+    // Replacing a variant's runs replaces those of the older span with them; the others' still count.
+    expect(keptRuns(mixed, invocation({ phases: ["drain"], systems: ["sluice:default", "naive:eachMessage"] })).conflicts).toEqual([
+      "the earlier drain runs of kstreams:default were taken with 1000 records, sluice producer, 31.5 s of event time: the drain input now spans 111.5 s, so no flag keeps them; pass --drop-incomparable yes to drop them",
     ]);
   });
 

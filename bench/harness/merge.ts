@@ -2,7 +2,7 @@
  * What an invocation of `npm run bench` keeps of a workload's earlier runs. A full run is done in
  * parts: the variants and phases an invocation does not run keep their runs; those it runs replace
  * theirs or, with `--add-reps`, add repetitions to them. Earlier runs are kept only when taken on
- * the same input (drain: records and producer) and the same ladder (latency: rates, step length
+ * the same input (drain: records, producer and event-time span) and the same ladder (latency: rates, step length
  * and the feed's tick), since a figure is a median over repetitions of one measurement. An
  * invocation that would lose runs it does not replace that way (another variant's, or the ones it
  * was asked to add repetitions to) is refused unless told to drop them: a forgotten `--rates`
@@ -26,6 +26,8 @@ export interface Invocation {
   readonly phases: readonly Phase[];
   readonly records: number;
   readonly producer: InputProducer;
+  /** The drain input's event-time span in ms (`SPAN_MS`). */
+  readonly spanMs: number;
   readonly rates: readonly number[];
   readonly stepSeconds: number;
   /** The latency feed's tick (`WorkloadSpec.feedTickMs`). */
@@ -54,36 +56,54 @@ export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRun
   const dropped: string[] = [];
   const conflicts: string[] = [];
   const previousProducer = previous.config.producer ?? "sluice";
-  const sameInput = previous.config.records === inv.records && previousProducer === inv.producer;
+  const sameRecords = previous.config.records === inv.records && previousProducer === inv.producer;
   const previousTickMs = feedTickMsOf(previous.config);
   const sameLadder = previous.config.rates.join() === inv.rates.join() && previous.config.stepSeconds === inv.stepSeconds && previousTickMs === inv.feedTickMs;
-  const keep = <T extends DrainResult | LatencyResult>(phase: Phase, runs: readonly T[], comparable: boolean, differs: string, keepWith: string): T[] => {
+  /** Keeps a phase's earlier runs, `comparable` telling which were taken on this invocation's input or ladder. */
+  const keep = <T extends DrainResult | LatencyResult>(phase: Phase, runs: readonly T[], comparable: (run: T) => boolean, differs: (run: T) => string, keepWith: (run: T) => string): T[] => {
     const stamped = runs.map((r) => ({ ...r, system: normalizeId(r.system), build: r.build ?? buildOf(previous, phase) }));
     if (!inv.phases.includes(phase)) return stamped;
-    if (!comparable) {
-      const unreplaced = inv.addReps ? stamped : stamped.filter((r) => !inv.systems.includes(r.system));
+    const [same, other] = [stamped.filter(comparable), stamped.filter((r) => !comparable(r))];
+    // Each way the dropped runs differ gets its own line, naming what would keep them.
+    for (const [why, group] of groupBy(other, differs)) {
+      const unreplaced = inv.addReps ? group : group.filter((r) => !inv.systems.includes(r.system));
       if (unreplaced.length > 0 && !inv.dropIncomparable) {
         const variants = [...new Set(unreplaced.map((r) => r.system))].join(", ");
-        conflicts.push(`the earlier ${phase} runs of ${variants} were taken with ${differs}: ${keepWith}; pass --drop-incomparable yes to drop them`);
-      } else if (runs.length > 0) dropped.push(`previous ${phase} figures (${differs}) dropped: this run's ${phase === "drain" ? "input" : "ladder"} differs`);
-      return [];
+        conflicts.push(`the earlier ${phase} runs of ${variants} were taken with ${why}: ${keepWith(group[0]!)}; pass --drop-incomparable yes to drop them`);
+      } else dropped.push(`previous ${phase} figures (${why}) dropped: this run's ${phase === "drain" ? "input" : "ladder"} differs`);
     }
-    return inv.addReps ? stamped : stamped.filter((r) => !inv.systems.includes(r.system));
+    return inv.addReps ? same : same.filter((r) => !inv.systems.includes(r.system));
   };
+  const records = `${previous.config.records} records, ${previousProducer} producer`;
+  const spanOf = (r: DrainResult) => (r.spanMs === undefined ? "an event-time span not recorded" : `${r.spanMs / 1000} s of event time`);
   const ladderFlags = `pass --rates ${previous.config.rates.join(",")} --step-seconds ${previous.config.stepSeconds} to keep them`;
   return {
-    drain: keep("drain", previous.drain, sameInput, `${previous.config.records} records, ${previousProducer} producer`, `pass --records ${previous.config.records} --producer ${previousProducer} to keep them`),
+    drain: keep(
+      "drain",
+      previous.drain,
+      (r) => sameRecords && r.spanMs === inv.spanMs,
+      (r) => `${records}, ${spanOf(r)}`,
+      // The span is the workload's own, not a flag: runs of another span cannot be added to.
+      (r) => (r.spanMs === inv.spanMs ? `pass --records ${previous.config.records} --producer ${previousProducer} to keep them` : `the drain input now spans ${inv.spanMs / 1000} s, so no flag keeps them`),
+    ),
     latency: keep(
       "latency",
       previous.latency,
-      sameLadder,
-      `rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps, ${previousTickMs} ms feed ticks`,
+      () => sameLadder,
+      () => `rates ${previous.config.rates.join(",")}, ${previous.config.stepSeconds} s steps, ${previousTickMs} ms feed ticks`,
       // The feed's tick is the workload's own, not a flag: runs fed at another tick cannot be added to.
-      previousTickMs === inv.feedTickMs ? ladderFlags : `the workload's feed now ticks every ${inv.feedTickMs} ms, so no flag keeps them`,
+      () => (previousTickMs === inv.feedTickMs ? ladderFlags : `the workload's feed now ticks every ${inv.feedTickMs} ms, so no flag keeps them`),
     ),
     dropped,
     conflicts,
   };
+}
+
+/** `items` grouped by `key`, groups in the order their first item appears. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
 }
 
 /** The Sluice build a results file names for a phase (files from before runs carried their build). */
