@@ -63,9 +63,9 @@ export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRun
   const keep = <T extends DrainResult | LatencyResult>(phase: Phase, runs: readonly T[], comparable: (run: T) => boolean, differs: (run: T) => string, keepWith: (run: T) => string): T[] => {
     const stamped = runs.map((r) => ({ ...r, system: normalizeId(r.system), build: r.build ?? buildOf(previous, phase) }));
     if (!inv.phases.includes(phase)) return stamped;
-    const [same, other] = [stamped.filter(comparable), stamped.filter((r) => !comparable(r))];
-    // Each way the dropped runs differ gets its own line, naming what would keep them.
-    for (const [why, group] of groupBy(other, differs)) {
+    const same = stamped.filter(comparable);
+    // Each way the other runs differ gets its own line, naming what would keep them.
+    for (const [why, group] of groupBy(stamped.filter((r) => !comparable(r)), differs)) {
       const unreplaced = inv.addReps ? group : group.filter((r) => !inv.systems.includes(r.system));
       if (unreplaced.length > 0 && !inv.dropIncomparable) {
         const variants = [...new Set(unreplaced.map((r) => r.system))].join(", ");
@@ -102,7 +102,12 @@ export function keptRuns(previous: WorkloadRun | null, inv: Invocation): KeptRun
 /** `items` grouped by `key`, groups in the order their first item appears. */
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
-  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
   return groups;
 }
 
