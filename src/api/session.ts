@@ -87,6 +87,7 @@ export class Session implements SessionInternals {
       taskTimeoutMs: o.taskTimeout,
       taskRetryBackoffMs: o.taskRetryBackoff,
       taskRetryMaxBackoffMs: o.taskRetryMaxBackoff,
+      resourceLimits: o.workerResourceLimits,
     };
     this.retention = { minBatchesToRetain: o.minBatchesToRetain, minDeltasForSnapshot: o.minDeltasForSnapshot };
     this.checkpointRoot = o.checkpointLocation ?? null;

@@ -65,6 +65,13 @@ const remoteOption = z.union(
 );
 export type RemoteOption = z.input<typeof remoteOption>;
 
+/** A size in MiB of at least `min`: below it a worker could not load Sluice at all. */
+const mebibytes = (name: string, min: number) =>
+  z
+    .number({ error: `${name} must be a finite number of MiB` })
+    .min(min, `${name} must be at least ${min} (MiB)`)
+    .optional();
+
 export const sessionOptionsSchema = z
   .object({
     /** Worker threads for tasks; 0 runs every task inline on the driver. */
@@ -106,6 +113,20 @@ export const sessionOptionsSchema = z
     taskRetryBackoff: duration("taskRetryBackoff").optional(),
     /** Longest wait between two attempts of a task: default "5 seconds". */
     taskRetryMaxBackoff: duration("taskRetryMaxBackoff").optional(),
+    /**
+     * Each worker thread's heap, as Node's Worker `resourceLimits` (MiB). The young generation
+     * defaults to 24 MiB, half V8's, so a worker's small heap is scavenged rather than fully
+     * collected every few MiB (see TaskPool); raise `maxOldGenerationSizeMb` for tasks that hold
+     * more than V8's default old generation.
+     */
+    workerResourceLimits: z
+      .object({
+        maxYoungGenerationSizeMb: mebibytes("workerResourceLimits.maxYoungGenerationSizeMb", 4),
+        maxOldGenerationSizeMb: mebibytes("workerResourceLimits.maxOldGenerationSizeMb", 64),
+        stackSizeMb: mebibytes("workerResourceLimits.stackSizeMb", 1),
+      })
+      .strict()
+      .optional(),
     /**
      * The live web UI (Spark's Structured Streaming tab): off by default; true serves it on
      * 127.0.0.1:4040, or the next free port of the 16 after it (Spark's spark.port.maxRetries).

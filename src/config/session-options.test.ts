@@ -72,3 +72,22 @@ describe("Session options for a Spark Connect server (remote)", () => {
     expect(() => new Session({ remote: "sc://spark/;use_ssl=maybe" })).toThrow(OptionError);
   });
 });
+
+describe("Session options for the worker threads' heap (workerResourceLimits)", () => {
+  it("takes Node's Worker resourceLimits in MiB", () => {
+    expect(parse({ workerResourceLimits: { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 2048, stackSizeMb: 8 } })).toEqual({
+      ...DEFAULTS,
+      workerResourceLimits: { maxYoungGenerationSizeMb: 32, maxOldGenerationSizeMb: 2048, stackSizeMb: 8 },
+    });
+  });
+
+  it("names the field and its floor when a value is wrong, and refuses fields Node does not take", () => {
+    expect(() => parse({ workerResourceLimits: { maxOldGenerationSizeMb: 16 } })).toThrow(
+      'Session: option "workerResourceLimits.maxOldGenerationSizeMb": workerResourceLimits.maxOldGenerationSizeMb must be at least 64 (MiB) (got 16)',
+    );
+    expect(() => parse({ workerResourceLimits: { maxYoungGenerationSizeMb: "24" } })).toThrow(/option "workerResourceLimits.maxYoungGenerationSizeMb": workerResourceLimits.maxYoungGenerationSizeMb must be a finite number of MiB/);
+    expect(() => parse({ workerResourceLimits: { maxYoungGenerationSizeMb: Number.POSITIVE_INFINITY } })).toThrow(/must be a finite number of MiB/);
+    expect(() => parse({ workerResourceLimits: { maxYoungGenerationSizeMb: 2 } })).toThrow(/workerResourceLimits.maxYoungGenerationSizeMb must be at least 4 \(MiB\)/);
+    expect(() => parse({ workerResourceLimits: { codeRangeSizeMb: 64 } })).toThrow('Session: option "workerResourceLimits": Unrecognized key: "codeRangeSizeMb"');
+  });
+});

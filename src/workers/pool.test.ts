@@ -108,6 +108,19 @@ describe("TaskPool results", () => {
     expect(results.map((r) => r.batch.numRows)).toEqual([5, 5, 5, 5]);
   });
 
+  it("gives each worker a 24 MiB young generation by default, and the heap resourceLimits asks for", async () => {
+    const limitsOf = async (p: TaskPool) => {
+      const limits = new Float64Array(new SharedArrayBuffer(16));
+      await p.run(echoTask({ limits }));
+      return Array.from(limits);
+    };
+    // [young, old] in MiB; the old generation keeps V8's default, which depends on the machine's memory.
+    const [young, old] = await limitsOf(echoPool());
+    expect(young).toBe(24);
+    expect(old).toBeGreaterThan(0);
+    expect(await limitsOf(pool({ workers: 1, taskModule: echoModule, resourceLimits: { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 512 } }))).toEqual([48, 512]);
+  });
+
   it("rejects bad options with an OptionError", () => {
     expect(() => new TaskPool({ workers: -1 })).toThrow(OptionError);
     expect(() => new TaskPool({ workers: 1.5 })).toThrow(OptionError);

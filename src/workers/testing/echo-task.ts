@@ -1,4 +1,4 @@
-import { threadId } from "node:worker_threads";
+import { resourceLimits, threadId } from "node:worker_threads";
 import { emptyBatch } from "../../batch/batch.js";
 import { emptyMetrics } from "../../batch/task-metrics.js";
 import type { InputTask as Task, InputTaskResult as TaskResult } from "../protocol.js";
@@ -19,12 +19,15 @@ export interface EchoControl {
    */
   readonly meet?: Int32Array;
   readonly meetCount?: number;
+  /** Float64Array over a SharedArrayBuffer: gets the thread's young and old generation limits (MiB). */
+  readonly limits?: Float64Array;
 }
 
 export async function runTask(task: Task): Promise<TaskResult> {
   const control = (task.staticTables["echo"] ?? {}) as EchoControl;
   if (control.sleepMs) await new Promise((resolve) => setTimeout(resolve, control.sleepMs));
   if (control.threads && control.index !== undefined) Atomics.store(control.threads, control.index, threadId);
+  if (control.limits) control.limits.set([resourceLimits.maxYoungGenerationSizeMb ?? NaN, resourceLimits.maxOldGenerationSizeMb ?? NaN]);
   if (control.meet && control.index !== undefined) {
     Atomics.add(control.meet, 0, 1);
     const deadline = Date.now() + 5000;
