@@ -12,7 +12,7 @@
  * its repetitions to the file's (medians over all of them); `--report` only rewrites the .md.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { median } from "./harness/stats.js";
@@ -102,13 +102,18 @@ const DrainRow = z.object({
 function drainOnce(dir: string, workload: WorkloadName, records: number | undefined): z.infer<typeof DrainRow> {
   const sized = records === undefined ? [] : ["--records", String(records)];
   const sluice = existsSync(path.join(dir, "bench", "harness", "variants.ts")) ? SLUICE_DEFAULT : SLUICE_BEFORE_VARIANTS;
+  // The checkout's committed results would be merged with this run's (kept as repetitions of the
+  // same input, or refused as runs this one would drop): start from none, so the file read back
+  // holds this repetition alone.
+  const resultsFile = path.join(dir, "bench", "results", `${workload}.json`);
+  rmSync(resultsFile, { force: true });
   const r = spawnSync(
     process.execPath,
     ["--max-old-space-size=12288", "--import", "tsx", "bench/run.ts", "--workload", workload, "--systems", sluice, "--phases", "drain", "--reps", "1", ...sized],
     { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
   );
   if (r.status !== 0) throw new Error(`the bench at ${dir} failed (exit ${r.status}):\n${r.stdout}`);
-  const results = JSON.parse(readFileSync(path.join(dir, "bench", "results", `${workload}.json`), "utf8")) as { drain: unknown[] };
+  const results = JSON.parse(readFileSync(resultsFile, "utf8")) as { drain: unknown[] };
   const row = DrainRow.parse(results.drain.find((r) => (r as { system?: unknown }).system === sluice));
   if (row.status !== "ok") throw new Error(`${workload} at ${dir}: the drain run ended "${row.status}"`);
   return row;
