@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import type { ResourceLimits } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { AnalysisError, MalformedRecordError, OptionError, SluiceError, StatefulProcessorError, TaskTimeoutError } from "../errors/errors.js";
 import { describeInputSplit } from "../sources/source-runtimes.js";
@@ -56,14 +57,11 @@ import { defaultTaskModuleUrl, moduleHref, workerEntryUrl, workerExecArgv } from
  */
 
 /**
- * Limits on each worker thread's heap, as Node's `Worker` `resourceLimits` takes them (MiB).
- * Unset fields take V8's defaults, except `maxYoungGenerationSizeMb` (see TaskPool's "Heap").
+ * Limits on each worker thread's heap: the fields of Node's `Worker` `resourceLimits` that
+ * Sluice lets a session set (MiB). Unset fields take V8's defaults, except
+ * `maxYoungGenerationSizeMb` (see TaskPool's "Heap").
  */
-export interface WorkerResourceLimits {
-  readonly maxYoungGenerationSizeMb?: number;
-  readonly maxOldGenerationSizeMb?: number;
-  readonly stackSizeMb?: number;
-}
+export type WorkerResourceLimits = Readonly<Pick<ResourceLimits, "maxYoungGenerationSizeMb" | "maxOldGenerationSizeMb" | "stackSizeMb">>;
 
 /** A worker's young generation unless `workerResourceLimits` says otherwise (see TaskPool's "Heap"). */
 export const DEFAULT_WORKER_YOUNG_GENERATION_MB = 24;
