@@ -3,7 +3,8 @@ import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
 import type { OutputMode, Trigger } from "../config/options.js";
 import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
-import { mergeAllStats } from "../batch/task-metrics.js";
+import type { Batch } from "../batch/batch.js";
+import { type EventTimeStats, mergeAllStats } from "../batch/task-metrics.js";
 import { SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
@@ -21,7 +22,7 @@ import { backlogTotals, SplitProgress } from "./input-progress.js";
 import { DriverStage, processorTaskRunner } from "./driver-stage.js";
 import { operatorsWantNoDataBatches } from "./no-data-batch.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
-import type { StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
+import type { StateOperatorProgress, StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
 import type { RelayedConf } from "./relayed-conf.js";
 import { addOwnLogEntry } from "./own-log-entry.js";
 import { populateStartOffsets } from "./start-offsets.js";
@@ -71,6 +72,31 @@ interface PlannedBatch {
   readonly ahead: BatchStartedAhead | null;
 }
 
+/** A no-data batch run straight after the batch before it, its rows written, not yet logged or committed. */
+interface FollowingBatch {
+  readonly entry: OffsetsEntry;
+  readonly timings: BatchTimings;
+  readonly out: PipelineOutput;
+  readonly watermarkMs: number;
+  readonly stateOperators: readonly StateOperatorProgress[];
+  readonly numOutputRows: number;
+}
+
+/** What committing and reporting a batch needs once its rows are in the sink. */
+interface BatchToCommit {
+  readonly batchId: number;
+  readonly start: readonly Offset[];
+  readonly end: readonly Offset[];
+  readonly timings: BatchTimings;
+  readonly out: PipelineOutput;
+  readonly latestOffsets: readonly Offset[];
+  /** The watermark the batch ran with. */
+  readonly watermarkMs: number | null;
+  readonly stateOperators: readonly StateOperatorProgress[];
+  readonly numOutputRows: number;
+  readonly sizing: BatchSizingProgress | null;
+}
+
 /**
  * Spark's MicroBatchExecution: the loop that turns triggers into batches, in Spark's steps.
  *
@@ -78,8 +104,10 @@ interface PlannedBatch {
  *                          watermark, and a batch that was planned but not committed
  *   constructNextBatch     plan end offsets (rate limits included) or decide on a no-data
  *                          batch; write offsets/N (write-ahead)
- *   runBatch               tasks -> driver operators -> sink.addBatch(N) -> state version N+1
- *                          -> commits/N -> watermark for N+1 -> progress
+ *   runBatch               tasks -> driver operators -> state version N+1 -> sink.addBatch(N)
+ *                          -> commits/N -> watermark for N+1 -> progress; under the default
+ *                          trigger, a batch N that moves the watermark has its no-data batch N+1
+ *                          run and written to the sink before commits/N, and logged after it
  *
  * A batch with offsets but no commit is re-run with exactly the logged offsets, so the sink sees
  * the same batch id with the same data. When the next trigger fires is the trigger policy's call.
@@ -99,6 +127,8 @@ export class MicroBatchExecution {
   private readonly policy: TriggerPolicy;
   /** Whether a moved watermark makes a batch without data run (the setting and the operators agree). */
   private readonly noDataBatches: boolean;
+  /** Whether a batch that moves the watermark is followed at once by its no-data batch (`followingNoDataWatermark`). */
+  private readonly noDataBatchFollowsAtOnce: boolean;
   /** Sizes each batch under a latencyTarget trigger; null under the others. */
   private readonly sizer: BatchSizer | null;
   /** Starts batch N+1's tasks while batch N finishes on the driver; null when the plan or trigger rules that out. */
@@ -115,6 +145,8 @@ export class MicroBatchExecution {
   private previousBatchWatermarkMs: number | null = null;
   /** The last batch moved the watermark (after a restart, as its commit records): a no-data batch may follow. */
   private watermarkMovedLastBatch = false;
+  /** After a restart, the timestamp of the committed batch a no-data batch follows (`noDataBatchFollowsAtOnce`). */
+  private lastBatchTimestampMs: number | null = null;
   private stage: DriverStage | null = null;
   /** An availableNow drain's place on the console progress bar. */
   private drain: ProgressWork | null = null;
@@ -124,6 +156,7 @@ export class MicroBatchExecution {
     this.now = () => this.clock.now();
     this.policy = triggerPolicy(deps.trigger);
     this.noDataBatches = deps.noDataMicroBatches && operatorsWantNoDataBatches(deps.plan, deps.outputMode);
+    this.noDataBatchFollowsAtOnce = this.noDataBatches && deps.trigger.kind === "default";
     this.relayedConf = deps.relayedConf;
     this.tracker = new WatermarkTracker(deps.plan.watermarks, deps.relayedConf[MULTIPLE_WATERMARK_POLICY]);
     this.sizer =
@@ -194,6 +227,7 @@ export class MicroBatchExecution {
       this.pending = start.pending;
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
       this.watermarkMovedLastBatch = start.watermarkMovedLastBatch;
+      this.lastBatchTimestampMs = start.lastBatchTimestampMs;
       this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
       if (deps.trigger.kind === "availableNow") {
         // Each source fixes what this run reads (Spark's prepareForTriggerAvailableNow): the run ends once
@@ -271,6 +305,12 @@ export class MicroBatchExecution {
       this.pending = null;
       return { batchId, entry, start: this.committed, timings, sizing: null, ahead: null };
     }
+    if (this.noDataBatchFollowsAtOnce && this.watermarkMovedLastBatch) {
+      // The run stopped or died between a batch that moved the watermark and the no-data batch
+      // that follows it (`followingNoDataWatermark`): that batch comes first, as that run had it,
+      // whatever data waits, so it writes exactly what that run may already have written.
+      return this.logBatch(batchId, { sources: this.committed, batchWatermarkMs: this.tracker.current, batchTimestampMs: this.lastBatchTimestampMs ?? triggerStart, conf: this.relayedConf }, timings, null);
+    }
     const ahead = (await this.ahead?.take(this.tracker.current)) ?? null;
     if (ahead) {
       const entry: OffsetsEntry = { sources: ahead.ends, batchWatermarkMs: ahead.watermarkMs, batchTimestampMs: ahead.batchTimestampMs, conf: this.relayedConf };
@@ -289,22 +329,25 @@ export class MicroBatchExecution {
     const due = this.stage?.nextDueMs() ?? null;
     const noDataBatch = !hasData && this.noDataBatches && (this.watermarkMovedLastBatch || (due !== null && due <= triggerStart));
     if (!hasData && !noDataBatch) return null;
-    const entry: OffsetsEntry = {
-      sources: latest,
-      batchWatermarkMs: this.tracker.current,
-      batchTimestampMs: triggerStart,
-      conf: this.relayedConf,
-    };
+    return this.logBatch(batchId, { sources: latest, batchWatermarkMs: this.tracker.current, batchTimestampMs: triggerStart, conf: this.relayedConf }, timings, sizing);
+  }
+
+  /** Writes offsets/N for a batch planned from the committed offsets (write-ahead) and returns it. */
+  private async logBatch(batchId: number, entry: OffsetsEntry, timings: BatchTimings, sizing: BatchSizingProgress | null): Promise<PlannedBatch> {
     const t1 = this.now();
-    await this.addLogEntry(checkpoint.offsets, batchId, entry);
+    await this.addLogEntry(this.deps.checkpoint.offsets, batchId, entry);
     crashPoint("afterOffsetsWrite", batchId);
     timings.walCommit = this.now() - t1;
     return { batchId, entry, start: this.committed, timings, sizing, ahead: null };
   }
 
-  /** Spark's runBatch: read, process, write to the sink, commit, report. */
+  /**
+   * Spark's runBatch: read, process, write to the sink, commit, report. A batch that moves the
+   * watermark of a query whose operators emit or evict by it is followed at once by its no-data
+   * batch (see `followingNoDataWatermark`), whose rows reach the sink before either commits.
+   */
   private async runBatch({ batchId, entry, start, timings, sizing, ahead }: PlannedBatch): Promise<void> {
-    const { checkpoint, sources, plan, sink } = this.deps;
+    const { sources } = this.deps;
     const stage = this.stage!;
     const end = entry.sources;
     const info = this.batchInfo(batchId, entry.batchWatermarkMs, this.previousBatchWatermarkMs ?? entry.batchWatermarkMs, entry.batchTimestampMs);
@@ -325,67 +368,132 @@ export class MicroBatchExecution {
     // What each source holds now, rate limits aside (the progress's `latestOffset`), read before the
     // next batch's planning moves a source's view on.
     const latestOffsets = await Promise.all(sources.map((s) => s.reportLatestOffset()));
-    if (this.ahead && !this.stopping && !this.abandoned) this.ahead.start(batchId + 1, end, this.tracker.peek(tasks.eventTime), entry.batchWatermarkMs);
+    if (this.ahead && !this.stopping && !this.abandoned) {
+      // `overlaps` leaves out plans whose driver observes event times: the tasks' are all there are.
+      const next = this.tracker.peek(tasks.eventTime);
+      if (this.followingNoDataWatermark(tasks.eventTime) === null) this.ahead.start(batchId + 1, end, next, entry.batchWatermarkMs);
+      else this.ahead.start(batchId + 2, end, next, next);
+    }
     const result = await stage.run(tasks.batches, info);
     // A withWatermark after a stateful operator observes its event times on the driver.
     const out = { ...tasks, eventTime: mergeAllStats(tasks.eventTime, stage.eventTimeStats()) };
-    // The state commit comes before the sink (DESIGN §1), as Spark's stateful operators commit
-    // in their tasks before the write: its delta file is written and fsynced on libuv's threads
-    // while the sink writes the batch. Should the run die before commits/N, the re-run of batch N
-    // replaces that state version (see FileShard).
+    const followingWatermark = this.followingNoDataWatermark(out.eventTime);
+    const stateOperators = this.commitState(batchId, out);
+    await this.writeToSink(batchId, result);
+    timings.addBatch = this.now() - t3;
+    const following = followingWatermark === null ? null : await this.runFollowingNoDataBatch(batchId + 1, entry, followingWatermark);
+
+    await this.commitBatch({ batchId, start, end, timings, out, latestOffsets, watermarkMs: entry.batchWatermarkMs, stateOperators, numOutputRows: result.numRows, sizing });
+    if (sizing) {
+      const rows = out.perInput.reduce((n, f) => n + f.numInputRows, 0);
+      // A source that stopped short of the newest offset it saw left rows waiting: the batch was capped.
+      const capped = sources.some((s, i) => s.limitsRows === true && !sameOffset(latestOffsets[i], end[i]));
+      this.sizer!.observe(rows, timings.triggerEnd! - timings.triggerStart, capped);
+    }
+    if (following) {
+      const t1 = this.now();
+      // Logged after its sink write, which write-ahead would forbid: the batch is fully determined
+      // by commits/N (a restart runs this very batch, `constructNextBatch`), so nothing it wrote can differ on a re-run.
+      await this.addLogEntry(this.deps.checkpoint.offsets, batchId + 1, following.entry);
+      crashPoint("afterOffsetsWrite", batchId + 1);
+      following.timings.walCommit = this.now() - t1;
+      await this.commitBatch({ ...following, batchId: batchId + 1, start: end, end, latestOffsets, sizing: null });
+    }
+  }
+
+  /**
+   * The watermark of the no-data batch that runs straight after a batch with these event times,
+   * or null when none does. Under the default trigger, a batch that moves the watermark of a query
+   * whose operators emit or evict by it is always followed by its no-data batch, with the first
+   * batch's timestamp, before the first batch commits: its rows reach the sink one sink write
+   * after the data that made them final, not a whole batch later. Spark runs the same no-data
+   * batch whenever no new data arrived during the first; always running it makes the pair
+   * deterministic, so a restart after the first batch's commit runs it too, whatever data waits.
+   */
+  private followingNoDataWatermark(eventTime: readonly (EventTimeStats | null)[]): number | null {
+    if (!this.noDataBatchFollowsAtOnce) return null;
+    const next = this.tracker.peek(eventTime);
+    const now = this.tracker.current;
+    return next !== null && now !== null && next > now ? next : null;
+  }
+
+  /** Runs the no-data batch `batchId` that follows the batch of `previous` and writes its rows to the sink; commitBatch completes it. */
+  private async runFollowingNoDataBatch(batchId: number, previous: OffsetsEntry, watermarkMs: number): Promise<FollowingBatch> {
+    const timings: BatchTimings = { triggerStart: this.now(), latestOffset: 0, getBatch: 0 };
+    const entry: OffsetsEntry = { sources: previous.sources, batchWatermarkMs: watermarkMs, batchTimestampMs: previous.batchTimestampMs, conf: this.relayedConf };
+    const info = this.batchInfo(batchId, watermarkMs, previous.batchWatermarkMs, previous.batchTimestampMs);
+    this.activity = `running batch ${batchId}, the no-data batch after batch ${batchId - 1}`;
+    const out = await this.startTasks(this.deps.sources.map(() => []), info);
+    const result = await this.stage!.run(out.batches, info);
+    const stateOperators = this.commitState(batchId, out);
+    await this.writeToSink(batchId, result);
+    timings.addBatch = this.now() - timings.triggerStart;
+    return { entry, timings, out, watermarkMs, stateOperators, numOutputRows: result.numRows };
+  }
+
+  /**
+   * Commits the state the driver operators wrote for `batchId` as version batchId + 1 and returns
+   * their progress, taken before a following batch changes it. The state commit comes before the
+   * sink (DESIGN §1), as Spark's stateful operators commit in their tasks before the write: its
+   * delta file is written and fsynced on libuv's threads while the sink writes the batch. Should
+   * the run die before commits/N, the re-run of batch N replaces that state version (see FileShard).
+   */
+  private commitState(batchId: number, out: PipelineOutput): StateOperatorProgress[] {
     this.checkNotAbandoned(`commit batch ${batchId}'s state`);
-    stage.commit(batchId + 1);
+    this.stage!.commit(batchId + 1);
+    return this.stage!.stateOperators(out.perInput.map((f) => f.numRowsDroppedByWatermark));
+  }
+
+  private async writeToSink(batchId: number, result: Batch): Promise<void> {
+    const { sink } = this.deps;
     this.checkNotAbandoned(`write batch ${batchId} to the sink`);
     this.activity = `writing batch ${batchId} to ${sink.description}`;
     try {
       await sink.addBatch(batchId, result, this.deps.outputMode);
     } catch (e) {
       // The state write's outcome no longer matters: the batch failed and runs again.
-      await stage.durable().catch(() => undefined);
+      await this.stage!.durable().catch(() => undefined);
       throw e;
     }
     crashPoint("afterSinkBeforeCommit", batchId);
-    timings.addBatch = this.now() - t3;
+  }
 
+  /** Makes batch `batchId` durable (its state, then commits/N), hands its end offsets to the sources, and reports its progress. */
+  private async commitBatch(b: BatchToCommit): Promise<void> {
+    const { checkpoint, sources, plan } = this.deps;
     const t4 = this.now();
-    this.checkNotAbandoned(`commit batch ${batchId}`);
-    this.activity = `committing batch ${batchId}`;
-    await stage.durable();
-    this.watermarkMovedLastBatch = this.tracker.update(out.eventTime);
-    await this.addLogEntry(checkpoint.commits, batchId, { nextBatchWatermarkMs: this.tracker.current });
-    crashPoint("afterCommit", batchId);
-    sources.forEach((s, i) => s.commit(end[i]));
-    const oldestKept = batchId + 1 - this.deps.minBatchesToRetain;
+    this.checkNotAbandoned(`commit batch ${b.batchId}`);
+    this.activity = `committing batch ${b.batchId}`;
+    await this.stage!.durable();
+    this.watermarkMovedLastBatch = this.tracker.update(b.out.eventTime);
+    await this.addLogEntry(checkpoint.commits, b.batchId, { nextBatchWatermarkMs: this.tracker.current });
+    crashPoint("afterCommit", b.batchId);
+    sources.forEach((s, i) => s.commit(b.end[i]));
+    const oldestKept = b.batchId + 1 - this.deps.minBatchesToRetain;
     await Promise.all([checkpoint.offsets.purge(oldestKept), checkpoint.commits.purge(oldestKept)]);
-    timings.commitOffsets = this.now() - t4;
+    b.timings.commitOffsets = this.now() - t4;
 
-    this.committed = end;
-    this.nextBatchId = batchId + 1;
-    this.previousBatchWatermarkMs = entry.batchWatermarkMs;
-    timings.triggerEnd = this.now();
-    if (sizing) {
-      const rows = out.perInput.reduce((n, f) => n + f.numInputRows, 0);
-      // A source that stopped short of the newest offset it saw left rows waiting: the batch was capped.
-      const capped = sources.some((s, i) => s.limitsRows === true && !sameOffset(latestOffsets[i], end[i]));
-      this.sizer!.observe(rows, timings.triggerEnd - timings.triggerStart, capped);
-    }
+    this.committed = b.end;
+    this.nextBatchId = b.batchId + 1;
+    this.previousBatchWatermarkMs = b.watermarkMs;
+    b.timings.triggerEnd = this.now();
     this.deps.onProgress(
       buildProgress({
         id: this.deps.id,
         runId: this.deps.runId,
         name: this.deps.name,
-        batchId,
-        timings,
-        out,
+        batchId: b.batchId,
+        timings: b.timings,
+        out: b.out,
         sources,
-        startOffsets: start,
-        endOffsets: end,
-        latestOffsets,
-        watermarkMs: plan.watermarks.length ? entry.batchWatermarkMs ?? 0 : null,
-        stateOperators: stage.stateOperators(out.perInput.map((f) => f.numRowsDroppedByWatermark)),
-        sink,
-        numOutputRows: result.numRows,
-        batchSizing: sizing ?? undefined,
+        startOffsets: b.start,
+        endOffsets: b.end,
+        latestOffsets: b.latestOffsets,
+        watermarkMs: plan.watermarks.length ? b.watermarkMs ?? 0 : null,
+        stateOperators: b.stateOperators,
+        sink: this.deps.sink,
+        numOutputRows: b.numOutputRows,
+        batchSizing: b.sizing ?? undefined,
       }),
     );
   }

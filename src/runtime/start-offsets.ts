@@ -29,6 +29,8 @@ export interface StartPoint {
    * two changes no output.
    */
   readonly watermarkMovedLastBatch: boolean;
+  /** The batch timestamp of the last batch, when it is committed (offsets/N); null otherwise. */
+  readonly lastBatchTimestampMs: number | null;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function populateStartOffsets(
   if (!lastOffsets) {
     const committed = await Promise.all(sources.map((s) => s.initialOffset()));
     const tracker = new WatermarkTracker(plan.watermarks, sessionConf[MULTIPLE_WATERMARK_POLICY]);
-    return { nextBatchId: 0, committed, tracker, conf: sessionConf, pending: null, previousBatchWatermarkMs: null, watermarkMovedLastBatch: false };
+    return { nextBatchId: 0, committed, tracker, conf: sessionConf, pending: null, previousBatchWatermarkMs: null, watermarkMovedLastBatch: false, lastBatchTimestampMs: null };
   }
   const n = lastOffsets.batchId;
   const conf = restoreRelayedConf(lastOffsets.value.conf, checkpoint.offsets.fileOf(n));
@@ -78,11 +80,12 @@ export async function populateStartOffsets(
       pending: null,
       previousBatchWatermarkMs: latest.batchWatermarkMs,
       watermarkMovedLastBatch: next !== null && (latest.batchWatermarkMs === null || next > latest.batchWatermarkMs),
+      lastBatchTimestampMs: latest.batchTimestampMs,
     };
   }
   const committed = previous ? previous.sources : await Promise.all(sources.map((s) => s.initialOffset()));
   const tracker = new WatermarkTracker(plan.watermarks, policy, latest.batchWatermarkMs);
-  return { nextBatchId: n, committed, tracker, conf, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null, watermarkMovedLastBatch: false };
+  return { nextBatchId: n, committed, tracker, conf, pending: latest, previousBatchWatermarkMs: previous?.batchWatermarkMs ?? null, watermarkMovedLastBatch: false, lastBatchTimestampMs: null };
 }
 
 async function logged(checkpoint: Checkpoint, sources: readonly StreamSource[], batchId: number): Promise<OffsetsEntry> {

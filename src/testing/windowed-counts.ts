@@ -14,6 +14,12 @@ export interface WindowedCountsPlan {
   /** The session's retention (small values make state maintenance delete files during the run). */
   readonly minBatchesToRetain?: number;
   readonly minDeltasForSnapshot?: number;
+  /**
+   * availableNow (the default): the query ends by itself once the input is done. "default": the
+   * default trigger, whose batches that move the watermark are followed at once by their no-data
+   * batch; the child stops the query once it has processed all there is.
+   */
+  readonly trigger?: "availableNow" | "default";
 }
 
 const Keyed = z.object({ key: z.string(), value: z.int() });
@@ -21,7 +27,7 @@ const Keyed = z.object({ key: z.string(), value: z.int() });
 export const WINDOW_MS = 10_000;
 export const DELAY_MS = 5_000;
 
-/** The query of the scenario, ready to start (trigger availableNow: it ends when the input is done). */
+/** The query of the scenario, ready to start (under availableNow, it ends when the input is done). */
 export function windowedCounts(session: Session, plan: WindowedCountsPlan) {
   const counts = session.readStream
     .format("kafka")
@@ -45,6 +51,7 @@ export function windowedCounts(session: Session, plan: WindowedCountsPlan) {
           .option("topic", sink.topic)
           .option("exactlyOnce", true)
       : counts.writeStream.format("json").option("path", sink.path);
-  return writer.outputMode("append").option("checkpointLocation", plan.checkpoint).trigger({ availableNow: true });
+  const ready = writer.outputMode("append").option("checkpointLocation", plan.checkpoint);
+  return plan.trigger === "default" ? ready : ready.trigger({ availableNow: true });
 }
 
