@@ -1,7 +1,7 @@
 // The test broker itself, through kafkajs 2.2.4: Kafka 4 dropped old protocol versions (KIP-896), so this
 // checks the calls Sluice relies on (produce, idempotence, compression, transactions, list offsets, groups,
 // offset commit and fetch) against the real broker.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { CompressionTypes, Partitioners, type Consumer, type KafkaMessage } from "kafkajs";
 import { createTopic, deleteTopic, kafkaClient, uniqueTopicName, withAdmin } from "./kafka.js";
 
@@ -101,9 +101,16 @@ describe("the test broker (Kafka 4.x) with kafkajs 2.2.4", () => {
     await committed.commit();
     await producer.disconnect();
 
-    // Two aborted records, the abort marker, two committed records, the commit marker.
-    const offsets = await withAdmin((admin) => admin.fetchTopicOffsets(topic));
-    expect(offsets).toEqual([expect.objectContaining({ partition: 0, low: "0", high: "6" })]);
+    // Two aborted records, the abort marker, two committed records, the commit marker. The
+    // coordinator acknowledges the commit once it has logged it, and writes the markers to the
+    // partition after: until then the offsets stop at the open transaction (3). Bounded wait.
+    await vi.waitFor(
+      async () => {
+        const offsets = await withAdmin((admin) => admin.fetchTopicOffsets(topic));
+        expect(offsets).toEqual([expect.objectContaining({ partition: 0, low: "0", high: "6" })]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
 
     // Records come in log order, so the aborted ones would arrive before the last committed one.
     const received = await consumeUntil(
