@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { col, count, sum, unix_seconds, window } from "../api/functions.js";
+import { col, sum } from "../api/functions.js";
 import type { MemoryStream } from "../api/memory-stream.js";
-import type { Session } from "../api/session.js";
 import { WORKER_COUNTS, withSession } from "../testing/fixtures.js";
+// The watermark rules of Spark's EventTimeWatermarkSuite, on its own inputs and query.
+import { atSeconds as seconds, SuiteValue as Value, suiteWindowedCounts as windowedCounts } from "../testing/watermark-suite.js";
 import {
   addData,
     assertWatermark,
@@ -17,31 +17,10 @@ import {
 } from "../testing/stream-test.js";
 import type { StreamingQuery } from "./streaming-query.js";
 
-/**
- * The watermark rules of Spark's EventTimeWatermarkSuite, on its own inputs: event times are
- * whole seconds since the epoch (Spark's `timestamp_seconds(value)`), windows of 5 seconds, a
- * watermark 10 seconds behind, and window starts reported in seconds.
- */
-const Value = z.object({ value: z.int(), eventTime: z.date() });
-
 type ValueShape = (typeof Value)["shape"];
-
-const seconds = (...values: number[]) => values.map((value) => ({ value, eventTime: new Date(value * 1000) }));
 
 function add(stream: MemoryStream<any>, ...values: number[]): StreamAction {
   return addData(stream, ...seconds(...values));
-}
-
-/** Spark's windowed count of the suite: `(window start in seconds, count)`. */
-function windowedCounts(session: Session) {
-  const input = session.memoryStream(Value);
-  const counts = input
-    .toDF()
-    .withWatermark("eventTime", "10 seconds")
-    .groupBy(window(col("eventTime"), "5 seconds"))
-    .agg(count().alias("count"))
-    .select(unix_seconds(col("window.start")).alias("start"), col("count"));
-  return { input, counts };
 }
 
 const row = (start: number, n: number) => ({ start, count: n });
