@@ -7,7 +7,7 @@ import { atSeconds, suiteWindowedCounts } from "../testing/watermark-suite.js";
 import type { StreamingQueryProgress } from "./progress.js";
 
 // Under the default trigger, a batch that moves the watermark of a query that emits or evicts by
-// it is followed at once by its no-data batch (MicroBatchExecution.followingNoDataWatermark):
+// it is followed at once by its no-data batch (runtime/following-no-data-batch.ts):
 // what the new watermark made final reaches the sink one sink write after the data that made it
 // final, and data that arrives meanwhile waits for the batch after. Spark runs the same no-data
 // batch whenever nothing new arrived during the first batch; always running it makes the pair

@@ -1,64 +1,30 @@
-import type { Checkpoint, OffsetsEntry } from "../checkpoint/checkpoint.js";
-import type { CheckpointLock } from "../checkpoint/checkpoint-lock.js";
-import type { OutputMode, Trigger } from "../config/options.js";
+import type { OffsetsEntry } from "../checkpoint/checkpoint.js";
 import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
-import type { Batch } from "../batch/batch.js";
-import { type EventTimeStats, mergeAllStats } from "../batch/task-metrics.js";
+import { mergeAllStats } from "../batch/task-metrics.js";
 import { SluiceError } from "../errors/errors.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
-import type { PhysicalPlan } from "../planner/physical.js";
-import type { Sink } from "../sinks/sink.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { type Offset, type ReadLimit, type StreamSource, sameOffset } from "../sources/source.js";
-import type { StateStoreProvider } from "../state/state-store.js";
-import type { TaskPool } from "../workers/pool.js";
 import { BatchAhead, type BatchStartedAhead } from "./batch-ahead.js";
+import { BatchCompletion } from "./batch-completion.js";
 import { type PipelineOutput, runPipelines } from "./batch-runner.js";
 import { BatchSizer, type BatchSizingProgress } from "./batch-sizer.js";
-import type { ConsoleProgressBar, ProgressWork } from "./console-progress.js";
+import type { ProgressWork } from "./console-progress.js";
 import { backlogTotals, SplitProgress } from "./input-progress.js";
 import { DriverStage, processorTaskRunner } from "./driver-stage.js";
+import type { ExecutionDeps } from "./execution-deps.js";
+import { FollowingNoDataBatches } from "./following-no-data-batch.js";
 import { operatorsWantNoDataBatches } from "./no-data-batch.js";
-import { buildProgress, type BatchTimings } from "./progress-builder.js";
-import type { StateOperatorProgress, StreamingQueryProgress, StreamingQueryStatus } from "./progress.js";
+import type { BatchTimings } from "./progress-builder.js";
+import type { StreamingQueryStatus } from "./progress.js";
 import type { RelayedConf } from "./relayed-conf.js";
 import { addOwnLogEntry } from "./own-log-entry.js";
 import { populateStartOffsets } from "./start-offsets.js";
 import { type Clock, systemClock } from "./clock.js";
 import { triggerPolicy, type TriggerPolicy } from "./trigger-policy.js";
 import { WatermarkTracker } from "./watermark-tracker.js";
-
-export interface ExecutionDeps {
-  readonly id: string;
-  readonly runId: string;
-  readonly name: string | null;
-  readonly plan: PhysicalPlan;
-  readonly sources: readonly StreamSource[];
-  readonly sink: Sink;
-  readonly outputMode: OutputMode;
-  readonly trigger: Trigger;
-  /** spark.sql.streaming.noDataMicroBatches.enabled, as the session had it when the query started. */
-  readonly noDataMicroBatches: boolean;
-  /** The settings a new checkpoint keeps (the session's when the query started); an existing checkpoint's own prevail. */
-  readonly relayedConf: RelayedConf;
-  readonly checkpoint: Checkpoint;
-  /** Held by this run; checked before every log write, so two runs never both write a batch. */
-  readonly lock: CheckpointLock;
-  readonly pool: TaskPool;
-  /** Where the state of the query's stateful operators is kept. */
-  readonly stateStores: StateStoreProvider;
-  /** Log entries of the last this many batches are kept; older ones are deleted after each commit. */
-  readonly minBatchesToRetain: number;
-  readonly staticTables: Readonly<Record<string, unknown>>;
-  readonly onProgress: (p: StreamingQueryProgress) => void;
-  readonly onIdle: () => void;
-  /** The trigger clock; the system clock unless a test drives time. */
-  readonly clock?: Clock;
-  /** Where an availableNow drain shows its progress (the session's bar on stderr). */
-  readonly consoleProgress?: ConsoleProgressBar;
-}
 
 /** A batch whose offsets, watermark and timestamp are fixed in `offsets/<batchId>`. */
 interface PlannedBatch {
@@ -70,31 +36,6 @@ interface PlannedBatch {
   readonly sizing: BatchSizingProgress | null;
   /** Its splits and running tasks, when they were started during the batch before (runtime/batch-ahead.ts). */
   readonly ahead: BatchStartedAhead | null;
-}
-
-/** A no-data batch run straight after the batch before it, its rows written, not yet logged or committed. */
-interface FollowingBatch {
-  readonly entry: OffsetsEntry;
-  readonly timings: BatchTimings;
-  readonly out: PipelineOutput;
-  readonly watermarkMs: number;
-  readonly stateOperators: readonly StateOperatorProgress[];
-  readonly numOutputRows: number;
-}
-
-/** What committing and reporting a batch needs once its rows are in the sink. */
-interface BatchToCommit {
-  readonly batchId: number;
-  readonly start: readonly Offset[];
-  readonly end: readonly Offset[];
-  readonly timings: BatchTimings;
-  readonly out: PipelineOutput;
-  readonly latestOffsets: readonly Offset[];
-  /** The watermark the batch ran with. */
-  readonly watermarkMs: number | null;
-  readonly stateOperators: readonly StateOperatorProgress[];
-  readonly numOutputRows: number;
-  readonly sizing: BatchSizingProgress | null;
 }
 
 /**
@@ -127,7 +68,7 @@ export class MicroBatchExecution {
   private readonly policy: TriggerPolicy;
   /** Whether a moved watermark makes a batch without data run (the setting and the operators agree). */
   private readonly noDataBatches: boolean;
-  /** Whether a batch that moves the watermark is followed at once by its no-data batch (`followingNoDataWatermark`). */
+  /** Whether a batch that moves the watermark is followed at once by its no-data batch (runtime/following-no-data-batch.ts). */
   private readonly noDataBatchFollowsAtOnce: boolean;
   /** Sizes each batch under a latencyTarget trigger; null under the others. */
   private readonly sizer: BatchSizer | null;
@@ -148,6 +89,10 @@ export class MicroBatchExecution {
   /** After a restart, the timestamp of the committed batch a no-data batch follows (`noDataBatchFollowsAtOnce`). */
   private lastBatchTimestampMs: number | null = null;
   private stage: DriverStage | null = null;
+  /** A batch's state commit, sink write, commit and progress; set once the run has its start point. */
+  private completion: BatchCompletion | null = null;
+  /** The no-data batch that follows a batch at once; null unless `noDataBatchFollowsAtOnce`. */
+  private following: FollowingNoDataBatches | null = null;
   /** An availableNow drain's place on the console progress bar. */
   private drain: ProgressWork | null = null;
 
@@ -228,7 +173,9 @@ export class MicroBatchExecution {
       this.previousBatchWatermarkMs = start.previousBatchWatermarkMs;
       this.watermarkMovedLastBatch = start.watermarkMovedLastBatch;
       this.lastBatchTimestampMs = start.lastBatchTimestampMs;
-      this.stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
+      const stage = new DriverStage(deps.plan, deps.outputMode, deps.stateStores, start.nextBatchId, processorTaskRunner(deps.pool), deps.staticTables);
+      this.stage = stage;
+      this.openBatchSteps(stage);
       if (deps.trigger.kind === "availableNow") {
         // Each source fixes what this run reads (Spark's prepareForTriggerAvailableNow): the run ends once
         // that is processed, even while new data keeps arriving.
@@ -251,6 +198,45 @@ export class MicroBatchExecution {
         await this.deps.stateStores.close?.();
       }
     }
+  }
+
+  /** The steps that end every batch, and the no-data batch that may follow one, over this run's stage and watermark. */
+  private openBatchSteps(stage: DriverStage): void {
+    const { deps, tracker, now } = this;
+    const addLogEntry = <T>(log: BatchLog<T>, batchId: number, entry: T) => this.addLogEntry(log, batchId, entry);
+    const setActivity = (activity: string) => {
+      this.activity = activity;
+    };
+    const completion = new BatchCompletion({
+      query: deps,
+      stage,
+      tracker,
+      now,
+      addLogEntry,
+      setActivity,
+      checkNotAbandoned: (step) => this.checkNotAbandoned(step),
+      advancePast: (b, watermarkMoved) => {
+        this.watermarkMovedLastBatch = watermarkMoved;
+        this.committed = b.end;
+        this.nextBatchId = b.batchId + 1;
+        this.previousBatchWatermarkMs = b.watermarkMs;
+      },
+    });
+    this.completion = completion;
+    if (!this.noDataBatchFollowsAtOnce) return;
+    this.following = new FollowingNoDataBatches({
+      sourceCount: deps.sources.length,
+      offsetsLog: deps.checkpoint.offsets,
+      stage,
+      tracker,
+      completion,
+      conf: this.relayedConf,
+      now,
+      batchInfo: (...args) => this.batchInfo(...args),
+      startTasks: (splits, info) => this.startTasks(splits, info),
+      addLogEntry,
+      setActivity,
+    });
   }
 
   /**
@@ -307,7 +293,7 @@ export class MicroBatchExecution {
     }
     if (this.noDataBatchFollowsAtOnce && this.watermarkMovedLastBatch) {
       // The run stopped or died between a batch that moved the watermark and the no-data batch
-      // that follows it (`followingNoDataWatermark`): that batch comes first, as that run had it,
+      // that follows it (runtime/following-no-data-batch.ts): that batch comes first, as that run had it,
       // whatever data waits, so it writes exactly what that run may already have written.
       return this.logBatch(batchId, { sources: this.committed, batchWatermarkMs: this.tracker.current, batchTimestampMs: this.lastBatchTimestampMs ?? triggerStart, conf: this.relayedConf }, timings, null);
     }
@@ -344,11 +330,13 @@ export class MicroBatchExecution {
   /**
    * Spark's runBatch: read, process, write to the sink, commit, report. A batch that moves the
    * watermark of a query whose operators emit or evict by it is followed at once by its no-data
-   * batch (see `followingNoDataWatermark`), whose rows reach the sink before either commits.
+   * batch (runtime/following-no-data-batch.ts), whose rows reach the sink before either commits.
    */
   private async runBatch({ batchId, entry, start, timings, sizing, ahead }: PlannedBatch): Promise<void> {
     const { sources } = this.deps;
     const stage = this.stage!;
+    const completion = this.completion!;
+    const following = this.following;
     const end = entry.sources;
     const info = this.batchInfo(batchId, entry.batchWatermarkMs, this.previousBatchWatermarkMs ?? entry.batchWatermarkMs, entry.batchTimestampMs);
     let splits: readonly (readonly InputSplit[])[];
@@ -371,131 +359,26 @@ export class MicroBatchExecution {
     if (this.ahead && !this.stopping && !this.abandoned) {
       // `overlaps` leaves out plans whose driver observes event times: the tasks' are all there are.
       const next = this.tracker.peek(tasks.eventTime);
-      if (this.followingNoDataWatermark(tasks.eventTime) === null) this.ahead.start(batchId + 1, end, next, entry.batchWatermarkMs);
+      if (following?.watermarkAfter(tasks.eventTime) == null) this.ahead.start(batchId + 1, end, next, entry.batchWatermarkMs);
       else this.ahead.start(batchId + 2, end, next, next);
     }
     const result = await stage.run(tasks.batches, info);
     // A withWatermark after a stateful operator observes its event times on the driver.
     const out = { ...tasks, eventTime: mergeAllStats(tasks.eventTime, stage.eventTimeStats()) };
-    const followingWatermark = this.followingNoDataWatermark(out.eventTime);
-    const stateOperators = this.commitState(batchId, out);
-    await this.writeToSink(batchId, result);
+    const followingWatermark = following?.watermarkAfter(out.eventTime) ?? null;
+    const stateOperators = completion.commitState(batchId, out);
+    await completion.writeToSink(batchId, result);
     timings.addBatch = this.now() - t3;
-    const following = followingWatermark === null ? null : await this.runFollowingNoDataBatch(batchId + 1, entry, followingWatermark);
+    const followingBatch = followingWatermark === null ? null : await following!.run(batchId + 1, entry, followingWatermark);
 
-    await this.commitBatch({ batchId, start, end, timings, out, latestOffsets, watermarkMs: entry.batchWatermarkMs, stateOperators, numOutputRows: result.numRows, sizing });
+    await completion.commit({ batchId, start, end, timings, out, latestOffsets, watermarkMs: entry.batchWatermarkMs, stateOperators, numOutputRows: result.numRows, sizing });
     if (sizing) {
       const rows = out.perInput.reduce((n, f) => n + f.numInputRows, 0);
       // A source that stopped short of the newest offset it saw left rows waiting: the batch was capped.
       const capped = sources.some((s, i) => s.limitsRows === true && !sameOffset(latestOffsets[i], end[i]));
       this.sizer!.observe(rows, timings.triggerEnd! - timings.triggerStart, capped);
     }
-    if (following) {
-      const t1 = this.now();
-      // Logged after its sink write, which write-ahead would forbid: the batch is fully determined
-      // by commits/N (a restart runs this very batch, `constructNextBatch`), so nothing it wrote can differ on a re-run.
-      await this.addLogEntry(this.deps.checkpoint.offsets, batchId + 1, following.entry);
-      crashPoint("afterOffsetsWrite", batchId + 1);
-      following.timings.walCommit = this.now() - t1;
-      await this.commitBatch({ ...following, batchId: batchId + 1, start: end, end, latestOffsets, sizing: null });
-    }
-  }
-
-  /**
-   * The watermark of the no-data batch that runs straight after a batch with these event times,
-   * or null when none does. Under the default trigger, a batch that moves the watermark of a query
-   * whose operators emit or evict by it is always followed by its no-data batch, with the first
-   * batch's timestamp, before the first batch commits: its rows reach the sink one sink write
-   * after the data that made them final, not a whole batch later. Spark runs the same no-data
-   * batch whenever no new data arrived during the first; always running it makes the pair
-   * deterministic, so a restart after the first batch's commit runs it too, whatever data waits.
-   */
-  private followingNoDataWatermark(eventTime: readonly (EventTimeStats | null)[]): number | null {
-    if (!this.noDataBatchFollowsAtOnce) return null;
-    const next = this.tracker.peek(eventTime);
-    const now = this.tracker.current;
-    return next !== null && now !== null && next > now ? next : null;
-  }
-
-  /** Runs the no-data batch `batchId` that follows the batch of `previous` and writes its rows to the sink; commitBatch completes it. */
-  private async runFollowingNoDataBatch(batchId: number, previous: OffsetsEntry, watermarkMs: number): Promise<FollowingBatch> {
-    const timings: BatchTimings = { triggerStart: this.now(), latestOffset: 0, getBatch: 0 };
-    const entry: OffsetsEntry = { sources: previous.sources, batchWatermarkMs: watermarkMs, batchTimestampMs: previous.batchTimestampMs, conf: this.relayedConf };
-    const info = this.batchInfo(batchId, watermarkMs, previous.batchWatermarkMs, previous.batchTimestampMs);
-    this.activity = `running batch ${batchId}, the no-data batch after batch ${batchId - 1}`;
-    const out = await this.startTasks(this.deps.sources.map(() => []), info);
-    const result = await this.stage!.run(out.batches, info);
-    const stateOperators = this.commitState(batchId, out);
-    await this.writeToSink(batchId, result);
-    timings.addBatch = this.now() - timings.triggerStart;
-    return { entry, timings, out, watermarkMs, stateOperators, numOutputRows: result.numRows };
-  }
-
-  /**
-   * Commits the state the driver operators wrote for `batchId` as version batchId + 1 and returns
-   * their progress, taken before a following batch changes it. The state commit comes before the
-   * sink (DESIGN §1), as Spark's stateful operators commit in their tasks before the write: its
-   * delta file is written and fsynced on libuv's threads while the sink writes the batch. Should
-   * the run die before commits/N, the re-run of batch N replaces that state version (see FileShard).
-   */
-  private commitState(batchId: number, out: PipelineOutput): StateOperatorProgress[] {
-    this.checkNotAbandoned(`commit batch ${batchId}'s state`);
-    this.stage!.commit(batchId + 1);
-    return this.stage!.stateOperators(out.perInput.map((f) => f.numRowsDroppedByWatermark));
-  }
-
-  private async writeToSink(batchId: number, result: Batch): Promise<void> {
-    const { sink } = this.deps;
-    this.checkNotAbandoned(`write batch ${batchId} to the sink`);
-    this.activity = `writing batch ${batchId} to ${sink.description}`;
-    try {
-      await sink.addBatch(batchId, result, this.deps.outputMode);
-    } catch (e) {
-      // The state write's outcome no longer matters: the batch failed and runs again.
-      await this.stage!.durable().catch(() => undefined);
-      throw e;
-    }
-    crashPoint("afterSinkBeforeCommit", batchId);
-  }
-
-  /** Makes batch `batchId` durable (its state, then commits/N), hands its end offsets to the sources, and reports its progress. */
-  private async commitBatch(b: BatchToCommit): Promise<void> {
-    const { checkpoint, sources, plan } = this.deps;
-    const t4 = this.now();
-    this.checkNotAbandoned(`commit batch ${b.batchId}`);
-    this.activity = `committing batch ${b.batchId}`;
-    await this.stage!.durable();
-    this.watermarkMovedLastBatch = this.tracker.update(b.out.eventTime);
-    await this.addLogEntry(checkpoint.commits, b.batchId, { nextBatchWatermarkMs: this.tracker.current });
-    crashPoint("afterCommit", b.batchId);
-    sources.forEach((s, i) => s.commit(b.end[i]));
-    const oldestKept = b.batchId + 1 - this.deps.minBatchesToRetain;
-    await Promise.all([checkpoint.offsets.purge(oldestKept), checkpoint.commits.purge(oldestKept)]);
-    b.timings.commitOffsets = this.now() - t4;
-
-    this.committed = b.end;
-    this.nextBatchId = b.batchId + 1;
-    this.previousBatchWatermarkMs = b.watermarkMs;
-    b.timings.triggerEnd = this.now();
-    this.deps.onProgress(
-      buildProgress({
-        id: this.deps.id,
-        runId: this.deps.runId,
-        name: this.deps.name,
-        batchId: b.batchId,
-        timings: b.timings,
-        out: b.out,
-        sources,
-        startOffsets: b.start,
-        endOffsets: b.end,
-        latestOffsets: b.latestOffsets,
-        watermarkMs: plan.watermarks.length ? b.watermarkMs ?? 0 : null,
-        stateOperators: b.stateOperators,
-        sink: this.deps.sink,
-        numOutputRows: b.numOutputRows,
-        batchSizing: b.sizing ?? undefined,
-      }),
-    );
+    if (followingBatch) await following!.complete(followingBatch, end, latestOffsets);
   }
 
   /** What a batch's tasks and operators know of it: complete mode keeps every group forever, so nothing is late and nothing is dropped. */

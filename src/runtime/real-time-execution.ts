@@ -10,7 +10,7 @@ import type { InputSplit } from "../sources/input-split.js";
 import { type Offset, sameOffset } from "../sources/source.js";
 import type { RealTimeLatencies, RealTimeSinkSpec, RealTimeTask, RealTimeTaskResult } from "../workers/protocol.js";
 import type { InputFigures } from "./batch-runner.js";
-import type { ExecutionDeps } from "./micro-batch-execution.js";
+import type { ExecutionDeps } from "./execution-deps.js";
 import { buildProgress, type BatchTimings } from "./progress-builder.js";
 import type { StreamingQueryStatus } from "./progress.js";
 import type { RelayedConf } from "./relayed-conf.js";
