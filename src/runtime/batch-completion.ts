@@ -1,4 +1,5 @@
 import type { BatchLog } from "../checkpoint/batch-log.js";
+import type { OffsetsEntry } from "../checkpoint/checkpoint.js";
 import type { Batch } from "../batch/batch.js";
 import { crashPoint } from "../faults/crash-points.js";
 import type { Offset } from "../sources/source.js";
@@ -48,6 +49,15 @@ export interface BatchCompletionDeps {
  */
 export class BatchCompletion {
   constructor(private readonly deps: BatchCompletionDeps) {}
+
+  /** Writes `offsets/<batchId>` and times it as the batch's walCommit. */
+  async logOffsets(batchId: number, entry: OffsetsEntry, timings: BatchTimings): Promise<void> {
+    const { now } = this.deps;
+    const t1 = now();
+    await this.deps.addLogEntry(this.deps.query.checkpoint.offsets, batchId, entry);
+    crashPoint("afterOffsetsWrite", batchId);
+    timings.walCommit = now() - t1;
+  }
 
   /**
    * Commits the state the driver operators wrote for `batchId` as version batchId + 1 and returns

@@ -1,7 +1,5 @@
-import type { BatchLog } from "../checkpoint/batch-log.js";
 import type { OffsetsEntry } from "../checkpoint/checkpoint.js";
 import type { EventTimeStats } from "../batch/task-metrics.js";
-import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
 import type { InputSplit } from "../sources/input-split.js";
 import type { Offset } from "../sources/source.js";
@@ -27,7 +25,6 @@ export interface FollowingBatch {
 /** What running a following no-data batch needs of the micro-batch loop, fixed for one run. */
 export interface FollowingNoDataBatchDeps {
   readonly sourceCount: number;
-  readonly offsetsLog: BatchLog<OffsetsEntry>;
   readonly stage: DriverStage;
   readonly tracker: WatermarkTracker;
   readonly completion: BatchCompletion;
@@ -36,7 +33,6 @@ export interface FollowingNoDataBatchDeps {
   readonly now: () => number;
   readonly batchInfo: (batchId: number, watermarkMs: number | null, lateBy: number | null, batchTimestampMs: number) => BatchInfo;
   readonly startTasks: (splits: readonly (readonly InputSplit[])[], info: BatchInfo) => Promise<PipelineOutput>;
-  readonly addLogEntry: <T>(log: BatchLog<T>, batchId: number, entry: T) => Promise<void>;
   readonly setActivity: (activity: string) => void;
 }
 
@@ -79,11 +75,7 @@ export class FollowingNoDataBatches {
 
   /** Logs the batch's offsets entry once the batch before it committed, then commits it. */
   async complete(following: FollowingBatch, end: readonly Offset[], latestOffsets: readonly Offset[]): Promise<void> {
-    const { batchId, entry, timings } = following;
-    const t1 = this.deps.now();
-    await this.deps.addLogEntry(this.deps.offsetsLog, batchId, entry);
-    crashPoint("afterOffsetsWrite", batchId);
-    timings.walCommit = this.deps.now() - t1;
+    await this.deps.completion.logOffsets(following.batchId, following.entry, following.timings);
     await this.deps.completion.commit({ ...following, start: end, end, latestOffsets, sizing: null });
   }
 }

@@ -3,7 +3,6 @@ import { MULTIPLE_WATERMARK_POLICY } from "../config/sql-conf.js";
 import type { BatchLog } from "../checkpoint/batch-log.js";
 import { mergeAllStats } from "../batch/task-metrics.js";
 import { SluiceError } from "../errors/errors.js";
-import { crashPoint } from "../faults/crash-points.js";
 import type { BatchInfo } from "../operators/exec.js";
 import type { InputSplit } from "../sources/input-split.js";
 import { type Offset, type ReadLimit, type StreamSource, sameOffset } from "../sources/source.js";
@@ -226,7 +225,6 @@ export class MicroBatchExecution {
     if (!this.noDataBatchFollowsAtOnce) return;
     this.following = new FollowingNoDataBatches({
       sourceCount: deps.sources.length,
-      offsetsLog: deps.checkpoint.offsets,
       stage,
       tracker,
       completion,
@@ -234,7 +232,6 @@ export class MicroBatchExecution {
       now,
       batchInfo: (...args) => this.batchInfo(...args),
       startTasks: (splits, info) => this.startTasks(splits, info),
-      addLogEntry,
       setActivity,
     });
   }
@@ -283,7 +280,7 @@ export class MicroBatchExecution {
    * unless spark.sql.streaming.noDataMicroBatches.enabled is false.
    */
   private async constructNextBatch(triggerStart: number): Promise<PlannedBatch | null> {
-    const { checkpoint, sources, plan } = this.deps;
+    const { sources } = this.deps;
     const timings: BatchTimings = { triggerStart };
     const batchId = this.nextBatchId;
     if (this.pending) {
@@ -300,10 +297,7 @@ export class MicroBatchExecution {
     const ahead = (await this.ahead?.take(this.tracker.current)) ?? null;
     if (ahead) {
       const entry: OffsetsEntry = { sources: ahead.ends, batchWatermarkMs: ahead.watermarkMs, batchTimestampMs: ahead.batchTimestampMs, conf: this.relayedConf };
-      const t1 = this.now();
-      await this.addLogEntry(checkpoint.offsets, batchId, entry);
-      crashPoint("afterOffsetsWrite", batchId);
-      ahead.timings.walCommit = this.now() - t1;
+      await this.completion!.logOffsets(batchId, entry, ahead.timings);
       return { batchId, entry, start: this.committed, timings: ahead.timings, sizing: null, ahead };
     }
     const sizing = this.sizer?.next ?? null;
@@ -320,10 +314,7 @@ export class MicroBatchExecution {
 
   /** Writes offsets/N for a batch planned from the committed offsets (write-ahead) and returns it. */
   private async logBatch(batchId: number, entry: OffsetsEntry, timings: BatchTimings, sizing: BatchSizingProgress | null): Promise<PlannedBatch> {
-    const t1 = this.now();
-    await this.addLogEntry(this.deps.checkpoint.offsets, batchId, entry);
-    crashPoint("afterOffsetsWrite", batchId);
-    timings.walCommit = this.now() - t1;
+    await this.completion!.logOffsets(batchId, entry, timings);
     return { batchId, entry, start: this.committed, timings, sizing, ahead: null };
   }
 
