@@ -13,13 +13,6 @@ export type Literal = string | number | boolean | null;
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 /**
- * A user-defined function, as plan data: the module that exports it (a `file:` URL, or a package
- * specifier resolved as Sluice's own imports are) and the export's name, never a closure. Every
- * process that runs it (workers, the driver) imports the module itself (expr/udf-modules.ts); the
- * constants it needs travel as `args`, JSON data bound when the UDF was made. Another operator
- * (a stateful processor, say) may hold a reference and call it through `udfFunction`.
- */
-/**
  * A `transformWithState` processor as plan data: the class a module exports, constructed with
  * `args` (JSON) where the operator runs.
  */
@@ -34,6 +27,13 @@ export interface ProcessorRef {
   readonly udfs: Readonly<Record<string, UdfRef>>;
 }
 
+/**
+ * A user-defined function, as plan data: the module that exports it (a `file:` URL, or a package
+ * specifier resolved as Sluice's own imports are) and the export's name, never a closure. Every
+ * process that runs it (workers, the driver) imports the module itself (expr/udf-modules.ts); the
+ * constants it needs travel as `args`, JSON data bound when the UDF was made. Another operator
+ * (a stateful processor, say) may hold a reference and call it through `udfFunction`.
+ */
 export interface UdfRef {
   readonly kind: "udfRef";
   /** The name errors and output columns use (the export's name unless given). */

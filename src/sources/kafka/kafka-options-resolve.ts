@@ -110,8 +110,10 @@ export async function resolveOffsetSpec(
   return out;
 }
 
-/** One task per (split) offset range; `values` with the format resolved on the driver (resolveValues). */
-/** One split per offset range, cut into at least `minPartitions` (the option, or the query's `minSplits` if larger). */
+/**
+ * One split per offset range, cut into at least `minPartitions` (the option, or the query's
+ * `minSplits` if larger); `values` with the format resolved on the driver (resolveValues).
+ */
 export function kafkaSplits(o: KafkaSourceOptions, ranges: readonly OffsetRange[], values: ResolvedValues | null, minSplits?: number): KafkaSplit[] {
   const connection = connectionOf(o);
   const decoding: KafkaValueDecoding | null = values && {
