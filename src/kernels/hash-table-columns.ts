@@ -4,7 +4,9 @@ import { readValidity } from "../batch/validity.js";
 import { InternalError } from "../errors/errors.js";
 import type { DType } from "../types/dtype.js";
 import { boolColumnOf, bytesColumnOf, windowColumnOf } from "./build.js";
+import { compareDoubles } from "./compare.js";
 import { copyBytes, viewOf as dataViewOf } from "./copy-bytes.js";
+import { doubleWords, int64Words, RADIX_MIN_ROWS, radixOrder, sortTies, stringPrefixWords, validityWord } from "./radix-order.js";
 
 /**
  * Typed-array views of columns, the one shape that hashing, grouping, accumulators and state
@@ -248,16 +250,6 @@ export function numbersToArrow(values: Float64Array, valid: Uint8Array | null, t
 
 // ---- ordering: ascending, nulls first (Spark's default for ascending sorts) ----
 
-/** Numeric order with -0 equal to 0 and NaN above every other value, as Spark orders doubles. */
-export function compareNumbers(a: number, b: number): number {
-  if (a < b) return -1;
-  if (a > b) return 1;
-  if (a === b) return 0;
-  const aNaN = a !== a;
-  const bNaN = b !== b;
-  return aNaN === bNaN ? 0 : aNaN ? 1 : -1;
-}
-
 /** Order of the int64 values at rows a and b of `words`: high words signed, then low words unsigned. */
 export function compareInt64Words(words: Int32Array, a: number, b: number): number {
   const ha = words[2 * a + 1]!;
@@ -287,12 +279,12 @@ function rowComparator(view: ColumnView): RowComparator {
   switch (view.kind) {
     case "window": {
       const { starts, ends } = view;
-      return (a, b) => compareNumbers(starts[a]!, starts[b]!) || compareNumbers(ends[a]!, ends[b]!);
+      return (a, b) => compareDoubles(starts[a]!, starts[b]!) || compareDoubles(ends[a]!, ends[b]!);
     }
     case "number": {
       const { values, words } = view;
       if (words !== undefined) return nullsFirst(view.valid, (a, b) => compareInt64Words(words, a, b));
-      return nullsFirst(view.valid, (a, b) => compareNumbers(values[a]!, values[b]!));
+      return nullsFirst(view.valid, (a, b) => compareDoubles(values[a]!, values[b]!));
     }
     case "string": {
       const { bytes, starts, ends } = view;
@@ -311,16 +303,64 @@ function nullsFirst(valid: Uint8Array | null, compareValues: RowComparator): Row
   };
 }
 
-/** The permutation that sorts rows [0, n) by the given views in order, ties keeping row order. */
+/**
+ * The permutation that sorts rows [0, n) by the given views in order, ties keeping row order. From
+ * RADIX_MIN_ROWS rows on, a radix sort orders the rows by their key words (radix-order.ts); only
+ * strings too long for their words to tell apart go on to a comparator, within each tie.
+ */
 export function sortedRowOrder(views: readonly ColumnView[], n: number): Int32Array {
-  const order = identityRows(n);
+  if (n < RADIX_MIN_ROWS) return comparatorRowOrder(views, n);
+  const words: Uint32Array[] = [];
+  for (const view of views) {
+    // A view every row shares (an append-mode close's one window) orders nothing.
+    if (isConstant(view, n)) continue;
+    const key = sortWords(view, n);
+    words.push(...key.words);
+    // Views after an inexact one are left to the comparator: their words would order rows the
+    // inexact view has not finished ordering.
+    if (!key.exact) {
+      const order = radixOrder(words, n);
+      sortTies(order, words, rowsComparator(views));
+      return order;
+    }
+  }
+  return radixOrder(words, n);
+}
+
+/** The same order by a comparator sort (small inputs, and the reference the radix sort is tested against). */
+export function comparatorRowOrder(views: readonly ColumnView[], n: number): Int32Array {
+  return identityRows(n).sort(rowsComparator(views));
+}
+
+function rowsComparator(views: readonly ColumnView[]): RowComparator {
   const comparators = views.map(rowComparator);
-  order.sort((a, b) => {
+  return (a, b) => {
     for (let i = 0; i < comparators.length; i++) {
       const c = comparators[i]!(a, b);
       if (c !== 0) return c;
     }
     return a - b;
-  });
-  return order;
+  };
+}
+
+function isConstant(view: ColumnView, n: number): boolean {
+  const compare = rowComparator(view);
+  for (let i = 1; i < n; i++) if (compare(0, i) !== 0) return false;
+  return true;
+}
+
+/** A view's key words (radix-order.ts): validity first where the view has nulls, then the values. */
+function sortWords(view: ColumnView, n: number): { readonly words: Uint32Array[]; readonly exact: boolean } {
+  switch (view.kind) {
+    case "window":
+      return { words: [...doubleWords(view.starts, null, n), ...doubleWords(view.ends, null, n)], exact: true };
+    case "number": {
+      const values = view.words !== undefined ? int64Words(view.words, n) : doubleWords(view.values, view.valid, n);
+      return { words: view.valid === null ? values : [validityWord(view.valid, n), ...values], exact: true };
+    }
+    case "string": {
+      const prefix = stringPrefixWords(view.bytes, view.starts, view.ends, view.valid, n);
+      return { words: view.valid === null ? prefix.words : [validityWord(view.valid, n), ...prefix.words], exact: prefix.exact };
+    }
+  }
 }

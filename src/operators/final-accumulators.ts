@@ -1,8 +1,8 @@
 import type * as arrow from "apache-arrow";
 import type { Batch } from "../batch/batch.js";
+import { compareDoubles } from "../kernels/compare.js";
 import {
   compareBytes,
-  compareNumbers,
   numbersToArrow,
   takeView,
   viewOf,
@@ -111,7 +111,7 @@ function keepExtreme(table: StateTable, col: number, src: ColumnView, srcRows: I
     if (src.kind === "window" || (src.valid !== null && src.valid[r] === 0)) continue;
     if (dst.kind === "f64") {
       const v = (src as NumberView).values[r]!;
-      if (dst.valid[d] === 0 || compareNumbers(v, dst.values[d]!) === better) dst.set(d, v);
+      if (dst.valid[d] === 0 || compareDoubles(v, dst.values[d]!) === better) dst.set(d, v);
     } else if (src.kind === "string") {
       const s = src.starts[r]!;
       const e = src.ends[r]!;

@@ -1,9 +1,9 @@
 import type * as arrow from "apache-arrow";
 import type { Batch } from "../batch/batch.js";
+import { compareDoubles } from "../kernels/compare.js";
 import { float64Column } from "../batch/batch.js";
 import {
   compareBytes,
-  compareNumbers,
   keyViewOf,
   takeView,
   viewOf,
@@ -113,7 +113,7 @@ function validAt(v: ColumnView, r: number): boolean {
 function compareRows(v: ColumnView, a: number, b: number): number {
   switch (v.kind) {
     case "number":
-      return compareNumbers(v.values[a]!, v.values[b]!);
+      return compareDoubles(v.values[a]!, v.values[b]!);
     case "string":
       return compareBytes(v.bytes, v.starts[a]!, v.ends[a]!, v.bytes, v.starts[b]!, v.ends[b]!);
     case "window":
