@@ -66,7 +66,7 @@ export class StateBatchAccounting {
     const table = this.store.table;
     const numRowsUpdated = table.updatedSlots().length;
     const removalStart = performance.now();
-    const numRowsRemoved = evictBy !== null && watermarkMs !== null ? evictAtOrBelow(table, evictBy, watermarkMs) : 0;
+    const numRowsRemoved = evictBy !== null && watermarkMs !== null ? table.removeAtOrBelow(evictBy, watermarkMs) : 0;
     const allRemovalsTimeMs = performance.now() - removalStart;
     this.awaitingCommit = true;
     const commitTimeMs = commitVersion === undefined ? 0 : this.commit(commitVersion);
@@ -95,9 +95,3 @@ export class StateBatchAccounting {
   }
 }
 
-/** Removes live rows whose f64 column `column` is at or before `limit`; returns how many. */
-function evictAtOrBelow(table: StateTable, column: number, limit: number): number {
-  const final = table.slotsAtOrBelow(column, limit);
-  for (const slot of final) table.remove(slot);
-  return final.length;
-}

@@ -54,6 +54,41 @@ describe("StateTable", () => {
   });
 });
 
+describe("StateTable: updated rows and eviction by value", () => {
+  /** Puts `k` with `value` in column 0 (put marks the row updated). */
+  function put(table: StateTable, k: string, value: number): void {
+    table.f64(0).set(table.put(key(k)), value);
+  }
+  const names = (table: StateTable, slots: Int32Array) => Array.from(slots, (s) => keyName(table, s));
+
+  it("lists each updated row once, in slot order, whatever order they were marked in", () => {
+    const store = new InMemoryStateStoreProvider().load(0, -1);
+    const table = store.open(schema, KIND);
+    for (const k of ["c", "a", "b"]) put(table, k, 1);
+    store.commit(0);
+    for (const k of ["b", "c", "b"]) put(table, k, 2);
+    expect(names(table, table.updatedSlots())).toEqual(["c", "b"]);
+  });
+
+  it("removes the rows at or below a value, and finds rows updated below what the last removal left", () => {
+    const store = new InMemoryStateStoreProvider().load(0, -1);
+    const table = store.open(schema, KIND);
+    put(table, "a", 10);
+    put(table, "b", 20);
+    put(table, "c", 30);
+    expect(table.removeAtOrBelow(0, 15)).toBe(1);
+    store.commit(0);
+    expect([table.slotsAtOrBelow(0, 19).length, table.removeAtOrBelow(0, 19)]).toEqual([0, 0]);
+    // Below the 20 the removal left: a late row, found all the same, before and after its commit.
+    put(table, "d", 5);
+    expect(names(table, table.slotsAtOrBelow(0, 19))).toEqual(["d"]);
+    store.commit(1);
+    expect(names(table, table.slotsAtOrBelow(0, 19))).toEqual(["d"]);
+    expect(table.removeAtOrBelow(0, 25)).toBe(2);
+    expect(Object.keys(contents(table))).toEqual(["c"]);
+  });
+});
+
 describe("StateTable.applyChangesOf", () => {
   function committed(keys: string[]): StateTable {
     const store = new InMemoryStateStoreProvider().load(0, -1);

@@ -39,7 +39,9 @@ export function describeSchema(schema: StateSchema): string {
  * list, which is what update-mode output, metrics and delta files need:
  *
  * - each slot carries an "updated" flag: callers mark every row whose values they change
- *   (`put` does it for them);
+ *   (`put` does it for them), and the marked slots are also kept in a list, so that listing
+ *   them costs what the batch changed, not the table's size. Eviction floors (`removeAtOrBelow`)
+ *   rely on this mark: a value written without it could hide from eviction;
  * - right after a commit every slot below `committedSlots` is live and new rows get higher
  *   slots, so the rows removed since the commit are the dead slots below `committedSlots`.
  */
@@ -51,6 +53,18 @@ export class StateTable {
   private committedSlots = 0;
   /** Dead slots below `committedSlots`. */
   private removedSinceCommit = 0;
+  /** The buffer `slotsWhere` scans into. */
+  private scan = new Int32Array(0);
+  /** The slots whose updated flag is set, in the order they were first marked: `updatedCount` of them. */
+  private updatedList = new Int32Array(16);
+  private updatedCount = 0;
+  /**
+   * Eviction floors, by f64 column evicted with `removeAtOrBelow`: no live row outside the updated
+   * list holds a value below its floor. A batch whose watermark is below the floor and below the
+   * values of the rows it updated has nothing to evict, and skips the table scan: most batches,
+   * when windows close every few seconds over a state of a million rows.
+   */
+  private floors = new Map<number, number>();
 
   constructor(
     readonly schema: StateSchema,
@@ -115,7 +129,14 @@ export class StateTable {
   }
 
   markUpdated(slot: number): void {
+    if (this.updated[slot] === 1) return;
     this.updated[slot] = 1;
+    if (this.updatedCount === this.updatedList.length) {
+      const grown = new Int32Array(2 * this.updatedList.length);
+      grown.set(this.updatedList);
+      this.updatedList = grown;
+    }
+    this.updatedList[this.updatedCount++] = slot;
   }
 
   isUpdated(slot: number): boolean {
@@ -141,14 +162,15 @@ export class StateTable {
     return out;
   }
 
-  /** Live slots updated since the last commit. */
+  /** Live slots updated since the last commit, in slot order. */
   updatedSlots(): Int32Array {
-    const n = this.keys.groupCount;
-    const updated = this.updated;
-    const out = new Int32Array(this.keys.size);
+    const out = new Int32Array(this.updatedCount);
     let k = 0;
-    for (let s = 0; s < n; s++) if (updated[s] === 1 && this.keys.isLive(s)) out[k++] = s;
-    return out.subarray(0, k);
+    for (let j = 0; j < this.updatedCount; j++) {
+      const slot = this.updatedList[j]!;
+      if (this.updated[slot] === 1 && this.keys.isLive(slot)) out[k++] = slot;
+    }
+    return out.subarray(0, k).sort();
   }
 
   /** Slots of the rows that were committed and have been removed since (keys still readable). */
@@ -165,8 +187,50 @@ export class StateTable {
 
   /** Live slots whose f64 column `col` is valid and at or below `limit` (eviction by watermark). */
   slotsAtOrBelow(col: number, limit: number): Int32Array {
+    if (this.noneAtOrBelow(col, limit)) return new Int32Array(0);
     const c = this.f64(col);
     return this.slotsWhere((s) => c.valid[s] === 1 && c.values[s]! <= limit);
+  }
+
+  /**
+   * Removes the live rows whose f64 column `col` is valid and at or below `limit`; returns how
+   * many. Keeps the column's floor: the smallest value left.
+   */
+  removeAtOrBelow(col: number, limit: number): number {
+    if (this.noneAtOrBelow(col, limit)) return 0;
+    const { values, valid } = this.f64(col);
+    const n = this.keys.groupCount;
+    let removed = 0;
+    let floor = Infinity;
+    for (let s = 0; s < n; s++) {
+      if (valid[s] !== 1 || !this.keys.isLive(s)) continue;
+      const v = values[s]!;
+      if (v <= limit) {
+        this.remove(s);
+        removed++;
+      } else if (v < floor) {
+        floor = v;
+      }
+    }
+    this.floors.set(col, floor);
+    return removed;
+  }
+
+  /** True when the floor of `col` and the rows updated since it was taken show no value at or below `limit`. */
+  private noneAtOrBelow(col: number, limit: number): boolean {
+    const floor = this.floors.get(col);
+    return floor !== undefined && limit < Math.min(floor, this.lowestUpdated(col));
+  }
+
+  /** The smallest valid value of f64 column `col` among the rows on the updated list. */
+  private lowestUpdated(col: number): number {
+    const { values, valid } = this.f64(col);
+    let lowest = Infinity;
+    for (let j = 0; j < this.updatedCount; j++) {
+      const slot = this.updatedList[j]!;
+      if (valid[slot] === 1 && values[slot]! < lowest) lowest = values[slot]!;
+    }
+    return lowest;
   }
 
   f64(col: number): F64StateColumn {
@@ -195,8 +259,11 @@ export class StateTable {
    * starts counting the next version's changes. True when slots were renumbered.
    */
   commitChanges(): boolean {
+    // The updated rows leave the list: their values join the floors first.
+    for (const [col, floor] of this.floors) this.floors.set(col, Math.min(floor, this.lowestUpdated(col)));
+    for (let j = 0; j < this.updatedCount; j++) this.updated[this.updatedList[j]!] = 0;
+    this.updatedCount = 0;
     const renumbered = this.compact();
-    this.updated.fill(0);
     this.committedSlots = this.keys.groupCount;
     this.removedSinceCommit = 0;
     return renumbered;
@@ -208,6 +275,8 @@ export class StateTable {
    * version. Costs what the changes cost, where `clone` costs the whole table.
    */
   applyChangesOf(source: StateTable, changes: TableChanges): void {
+    // Rows are written below without being marked updated.
+    this.floors.clear();
     const keys = source.keys;
     const arena = keys.keyArena;
     const starts = keys.keyStarts;
@@ -267,6 +336,10 @@ export class StateTable {
     copy.updated = this.updated.slice(0, Math.max(16, count));
     copy.committedSlots = this.committedSlots;
     copy.removedSinceCommit = this.removedSinceCommit;
+    copy.scan = new Int32Array(0);
+    copy.updatedList = this.updatedList.slice();
+    copy.updatedCount = this.updatedCount;
+    copy.floors = new Map(this.floors);
     return copy;
   }
 
@@ -283,12 +356,18 @@ export class StateTable {
     return true;
   }
 
+  /**
+   * The live slots `pick` keeps, in slot order. The scan fills a buffer the table keeps and copies
+   * out what it found: a batch usually updates or evicts few of a large state's rows, and a
+   * table-sized array per scan, several scans a batch, kept the garbage collector busy.
+   */
   private slotsWhere(pick: (slot: number) => boolean): Int32Array {
     const n = this.keys.groupCount;
-    const out = new Int32Array(this.keys.size);
+    if (this.scan.length < this.keys.size) this.scan = new Int32Array(Math.max(this.keys.size, 2 * this.scan.length));
+    const out = this.scan;
     let k = 0;
     for (let s = 0; s < n; s++) if (this.keys.isLive(s) && pick(s)) out[k++] = s;
-    return out.subarray(0, k);
+    return out.slice(0, k);
   }
 
   private initSlots(from: number, to: number): void {
