@@ -139,6 +139,9 @@ describe("one running query per checkpoint", () => {
       expect((q.exception!.cause as Error).message).toMatch(
         new RegExp(`^Multiple streaming queries are concurrently using ${checkpoint}: ${checkpoint}/offsets/1 was written by another run while this one \\(query ${q.id}, run ${q.runId}\\) ran batch 1`),
       );
+      // Batch 1's tasks read b.jsonl while its entry was being written: none of it reached the sink or the commit log.
+      expect(await pages(session)).toEqual(["/a"]);
+      expect(readdirSync(`${checkpoint}/commits`)).toEqual(["0"]);
     }));
 });
 

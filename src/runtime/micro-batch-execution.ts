@@ -29,6 +29,12 @@ import { WatermarkTracker } from "./watermark-tracker.js";
 interface PlannedBatch {
   readonly batchId: number;
   readonly entry: OffsetsEntry;
+  /**
+   * Settles once `offsets/<batchId>` is durable: its write runs while the batch's splits are
+   * planned and its tasks read, and is awaited before the driver's operators, state or sink see
+   * the batch (runBatch). Already settled for a batch a previous run logged.
+   */
+  readonly logged: Promise<void>;
   readonly start: readonly Offset[];
   readonly timings: BatchTimings;
   /** How a latencyTarget trigger sized it; null otherwise, and for a batch a previous run planned. */
@@ -43,14 +49,17 @@ interface PlannedBatch {
  *   populateStartOffsets   read the checkpoint: the next batch id, the committed offsets and
  *                          watermark, and a batch that was planned but not committed
  *   constructNextBatch     plan end offsets (rate limits included) or decide on a no-data
- *                          batch; write offsets/N (write-ahead)
- *   runBatch               tasks -> driver operators -> state version N+1 -> sink.addBatch(N)
+ *                          batch; start writing offsets/N (write-ahead)
+ *   runBatch               tasks (while offsets/N is written) -> offsets/N durable -> driver
+ *                          operators -> state version N+1 -> sink.addBatch(N)
  *                          -> commits/N -> watermark for N+1 -> progress; under the default
  *                          trigger, a batch N that moves the watermark has its no-data batch N+1
  *                          run and written to the sink before commits/N, and logged after it
  *
  * A batch with offsets but no commit is re-run with exactly the logged offsets, so the sink sees
- * the same batch id with the same data. When the next trigger fires is the trigger policy's call.
+ * the same batch id with the same data. Tasks only read their splits and leave no trace, so they
+ * need not wait for offsets/N: a run that dies before it is durable has written nothing of
+ * batch N, and its restart plans the batch afresh (as a batch started ahead, runtime/batch-ahead.ts). When the next trigger fires is the trigger policy's call.
  */
 export class MicroBatchExecution {
   private stopping = false;
@@ -286,7 +295,7 @@ export class MicroBatchExecution {
     if (this.pending) {
       const entry = this.pending;
       this.pending = null;
-      return { batchId, entry, start: this.committed, timings, sizing: null, ahead: null };
+      return { batchId, entry, logged: Promise.resolve(), start: this.committed, timings, sizing: null, ahead: null };
     }
     if (this.noDataBatchFollowsAtOnce && this.watermarkMovedLastBatch) {
       // The run stopped or died between a batch that moved the watermark and the no-data batch
@@ -297,8 +306,7 @@ export class MicroBatchExecution {
     const ahead = (await this.ahead?.take(this.tracker.current)) ?? null;
     if (ahead) {
       const entry: OffsetsEntry = { sources: ahead.ends, batchWatermarkMs: ahead.watermarkMs, batchTimestampMs: ahead.batchTimestampMs, conf: this.relayedConf };
-      await this.completion!.logOffsets(batchId, entry, ahead.timings);
-      return { batchId, entry, start: this.committed, timings: ahead.timings, sizing: null, ahead };
+      return { batchId, entry, logged: this.startLog(batchId, entry, ahead.timings), start: this.committed, timings: ahead.timings, sizing: null, ahead };
     }
     const sizing = this.sizer?.next ?? null;
     const limit = sizing && readLimit(sizing.maxRowsPerBatch, sources);
@@ -312,10 +320,16 @@ export class MicroBatchExecution {
     return this.logBatch(batchId, { sources: latest, batchWatermarkMs: this.tracker.current, batchTimestampMs: triggerStart, conf: this.relayedConf }, timings, sizing);
   }
 
-  /** Writes offsets/N for a batch planned from the committed offsets (write-ahead) and returns it. */
-  private async logBatch(batchId: number, entry: OffsetsEntry, timings: BatchTimings, sizing: BatchSizingProgress | null): Promise<PlannedBatch> {
-    await this.completion!.logOffsets(batchId, entry, timings);
-    return { batchId, entry, start: this.committed, timings, sizing, ahead: null };
+  /** A batch planned from the committed offsets, its offsets/N write (write-ahead) started. */
+  private logBatch(batchId: number, entry: OffsetsEntry, timings: BatchTimings, sizing: BatchSizingProgress | null): PlannedBatch {
+    return { batchId, entry, logged: this.startLog(batchId, entry, timings), start: this.committed, timings, sizing, ahead: null };
+  }
+
+  /** Starts writing offsets/N; its outcome is runBatch's to await (never an unhandled rejection meanwhile). */
+  private startLog(batchId: number, entry: OffsetsEntry, timings: BatchTimings): Promise<void> {
+    const logged = this.completion!.logOffsets(batchId, entry, timings);
+    logged.catch(() => undefined);
+    return logged;
   }
 
   /**
@@ -323,27 +337,30 @@ export class MicroBatchExecution {
    * watermark of a query whose operators emit or evict by it is followed at once by its no-data
    * batch (runtime/following-no-data-batch.ts), whose rows reach the sink before either commits.
    */
-  private async runBatch({ batchId, entry, start, timings, sizing, ahead }: PlannedBatch): Promise<void> {
+  private async runBatch({ batchId, entry, logged, start, timings, sizing, ahead }: PlannedBatch): Promise<void> {
     const { sources } = this.deps;
     const stage = this.stage!;
     const completion = this.completion!;
     const following = this.following;
     const end = entry.sources;
     const info = this.batchInfo(batchId, entry.batchWatermarkMs, this.previousBatchWatermarkMs ?? entry.batchWatermarkMs, entry.batchTimestampMs);
-    let splits: readonly (readonly InputSplit[])[];
     let running: Promise<PipelineOutput>;
     if (ahead) {
-      ({ splits, tasks: running } = ahead);
+      running = ahead.tasks;
     } else {
       const t2 = this.now();
       this.activity = `reading batch ${batchId} from its sources`;
-      splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i], sizing?.minTasks)));
+      const splits = await Promise.all(sources.map((s, i) => s.planSplits(start[i], end[i], sizing?.minTasks))).catch(async (e: unknown) => {
+        // As bothSettled: the log's write finishes first, and its error is the one reported.
+        await logged;
+        throw e;
+      });
       timings.getBatch = this.now() - t2;
       running = this.startTasks(splits, info);
     }
     const t3 = this.now();
     this.activity = `running batch ${batchId}'s tasks`;
-    const tasks = await running;
+    const tasks = await bothSettled(running, logged);
     // What each source holds now, rate limits aside (the progress's `latestOffset`), read before the
     // next batch's planning moves a source's view on.
     const latestOffsets = await Promise.all(sources.map((s) => s.reportLatestOffset()));
@@ -429,4 +446,16 @@ export class MicroBatchExecution {
 function readLimit(maxRows: number, sources: readonly StreamSource[]): ReadLimit {
   const limited = sources.filter((s) => s.limitsRows === true).length;
   return { maxRows: Math.max(1, Math.floor(maxRows / Math.max(1, limited))) };
+}
+
+/**
+ * A batch's tasks once they and its offsets/N write are both done: whichever fails first is not
+ * reported before the other finished, so no task still reads when the run closes its sources,
+ * and no write is left half done. The log's error comes first: it is why the batch cannot go on.
+ */
+async function bothSettled(tasks: Promise<PipelineOutput>, logged: Promise<void>): Promise<PipelineOutput> {
+  const [ran, log] = await Promise.allSettled([tasks, logged]);
+  if (log.status === "rejected") throw log.reason;
+  if (ran.status === "rejected") throw ran.reason;
+  return ran.value;
 }
