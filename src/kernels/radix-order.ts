@@ -126,16 +126,8 @@ export function stringPrefixWords(
     const take = Math.min(length, keyed);
     // Bytes past the string's end are 0, and the length (last) breaks the tie with a string padded by NUL bytes.
     let word = 0;
-    let b = 0;
-    for (; b < take; b++) {
-      word = (word << 8) | bytes[start + b]!;
-      if ((b & 3) === 3) {
-        words[b >> 2]![i] = word >>> 0;
-        word = 0;
-      }
-    }
-    for (; b < keyed; b++) {
-      word <<= 8;
+    for (let b = 0; b < keyed; b++) {
+      word = (word << 8) | (b < take ? bytes[start + b]! : 0);
       if ((b & 3) === 3) {
         words[b >> 2]![i] = word >>> 0;
         word = 0;

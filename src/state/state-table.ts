@@ -168,7 +168,8 @@ export class StateTable {
     let k = 0;
     for (let j = 0; j < this.updatedCount; j++) {
       const slot = this.updatedList[j]!;
-      if (this.updated[slot] === 1 && this.keys.isLive(slot)) out[k++] = slot;
+      // Every listed slot is flagged (flags and list are cleared together at commit); a removed row may still be on the list.
+      if (this.keys.isLive(slot)) out[k++] = slot;
     }
     return out.subarray(0, k).sort();
   }
